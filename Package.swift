@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+// entitlementd: an App Store entitlement service. Layers point downwards:
+// C gateways -> codecs/protocol cores -> transport -> domain -> services -> executables.
+import PackageDescription
+
+let package = Package(
+    name: "entitlementd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "entitlementd", targets: ["entitlementd"]),
+    ],
+    targets: [
+        // C gateways: a module map and a shim header each; exactly one Swift module imports each.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2",
+                       providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CHTTPParser", path: "Sources/CHTTPParser",
+                       providers: [.apt(["libhttp-parser-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+
+        // Codecs and protocol cores: no sockets, no domain words.
+        .target(name: "ProtobufWire"),
+        .target(name: "HTTPCore"),
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2"]),
+        .target(name: "HTTP1", dependencies: ["CHTTPParser"]),
+        .target(name: "RPCCore", dependencies: ["HTTPCore", "ProtobufWire"]),
+        .target(name: "RPCTransport", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1"]),
+        .target(name: "SQLite", dependencies: ["CSQLite"]),
+
+        // The domain and the service.
+        .target(name: "Entitlements"),
+        .target(name: "EntitlementAPI", dependencies: ["ProtobufWire"]),
+        .target(name: "EntitlementStorage", dependencies: ["Entitlements", "SQLite"]),
+        .target(name: "ServiceRuntime", dependencies: ["HTTPCore"]),
+        .target(name: "EntitlementService",
+                dependencies: ["Entitlements", "EntitlementAPI", "EntitlementStorage", "RPCCore",
+                               "HTTPCore", "ServiceRuntime"]),
+        .executableTarget(name: "entitlementd",
+                          dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
+                                         "HTTPCore", "ServiceRuntime", "EntitlementStorage",
+                                         "Entitlements"]),
+
+        .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
+        .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore"]),
+        .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore"]),
+        .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
+        .testTarget(name: "EntitlementStorageTests",
+                    dependencies: ["EntitlementStorage", "Entitlements", "SQLite"]),
+    ]
+)

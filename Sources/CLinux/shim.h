@@ -1,0 +1,15 @@
+// Linux calls Glibc's Swift overlay does not expose: epoll, eventfd, accept4.
+#ifndef CLINUX_SHIM_H
+#define CLINUX_SHIM_H
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+
+// A plain prototype: defining _GNU_SOURCE instead imports an unusable transparent-union signature.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+#endif

@@ -1,0 +1,50 @@
+/// A state-changing fact in a user's history, as ListHistory shows it.
+public struct HistoryEvent: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case purchase, renewal, expired, refund, revoke
+        case autoRenewDisabled = "auto_renew_disabled"
+        case autoRenewEnabled = "auto_renew_enabled"
+        case billingRetry = "billing_retry"
+        case gracePeriod = "grace_period"
+        case billingRecovered = "billing_recovered"
+        case productChange = "product_change"
+        case ownershipTransfer = "ownership_transfer"
+        /// A notification type we do not map; its raw name is in ``appleNotificationType``.
+        case other
+    }
+
+    public enum Source: String, Sendable, Hashable, CaseIterable {
+        case receipt
+        case notificationV1 = "notification_v1"
+        case notificationV2 = "notification_v2"
+    }
+
+    /// Stable id; unique per source event, so replaying the same source adds nothing.
+    public var eventID: String
+    public var kind: Kind
+    public var occurredAtMs: Int64
+    public var productID: String
+    public var transactionID: String
+    public var originalTransactionID: String
+    public var expiresAtMs: Int64
+    public var environment: Environment
+    public var source: Source
+    public var appleNotificationType: String
+
+    public init(
+        eventID: String, kind: Kind, occurredAtMs: Int64, productID: String,
+        transactionID: String, originalTransactionID: String, expiresAtMs: Int64 = 0,
+        environment: Environment, source: Source, appleNotificationType: String = ""
+    ) {
+        self.eventID = eventID
+        self.kind = kind
+        self.occurredAtMs = occurredAtMs
+        self.productID = productID
+        self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID
+        self.expiresAtMs = expiresAtMs
+        self.environment = environment
+        self.source = source
+        self.appleNotificationType = appleNotificationType
+    }
+}

@@ -1,0 +1,1 @@
+print("entitlementd: not yet wired")
