@@ -1,0 +1,30 @@
+/// A failed SQLite call: the result code, SQLite's message and the SQL that failed.
+///
+/// Meant for logs and for the layer above to classify (``isBusy``, ``isConstraintViolation``);
+/// never shown to API clients, because the SQL and paths are internal.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// The extended result code (e.g. 2067 for SQLITE_CONSTRAINT_UNIQUE).
+    public var extendedCode: Int32
+    public var message: String
+    public var sql: String?
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (SQLITE_BUSY is 5, SQLITE_CONSTRAINT is 19, ...).
+    public var primaryCode: Int32 { extendedCode & 0xff }
+
+    /// Another connection held a lock longer than the busy timeout.
+    public var isBusy: Bool { primaryCode == 5 || primaryCode == 6 }
+
+    public var isConstraintViolation: Bool { primaryCode == 19 }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode): \(message)"
+        if let sql { text += " (SQL: \(sql))" }
+        return text
+    }
+}

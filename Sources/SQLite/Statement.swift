@@ -1,0 +1,121 @@
+internal import CSQLite
+
+/// One prepared statement: bind parameters, step through rows, read columns.
+///
+/// Owned by its ``Connection`` and used on the connection's thread only. Indexes are SQLite's:
+/// parameters count from 1, columns from 0. Column readers assume the schema's types; they do
+/// not convert, because the schema is ours.
+public final class Statement {
+    let handle: OpaquePointer
+    public let sql: String
+    private unowned let connection: Connection
+
+    init(connection: Connection, sql: String) throws {
+        var handle: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT),
+                                    &handle, nil)
+        guard rc == SQLITE_OK, let handle else {
+            throw connection.error(rc, sql: sql)
+        }
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    // MARK: Binding
+
+    public func bind(_ value: Int64, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    public func bind(_ value: Int64?, at index: Int32) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    public func bind(_ value: Int, at index: Int32) {
+        sqlite3_bind_int64(handle, index, Int64(value))
+    }
+
+    public func bind(_ value: Bool, at index: Int32) {
+        sqlite3_bind_int64(handle, index, value ? 1 : 0)
+    }
+
+    public func bind(_ value: String, at index: Int32) {
+        // Explicit length: no strlen, and embedded NULs survive. SQLite copies the bytes.
+        var value = value
+        value.withUTF8 { bytes in
+            let text = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            _ = sqlite3_bind_text(handle, index, text.assumingMemoryBound(to: CChar.self),
+                                  Int32(bytes.count), csqlite_transient())
+        }
+    }
+
+    public func bind(_ value: String?, at index: Int32) {
+        if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    public func bindNull(at index: Int32) {
+        sqlite3_bind_null(handle, index)
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row: `true` when a row is available, `false` when done.
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(rc, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs a statement that returns no rows, then resets it.
+    public func execute() throws {
+        defer { reset() }
+        while try step() {}
+    }
+
+    /// Ends the statement's current run and clears bindings; this also ends the implicit read
+    /// transaction of a SELECT, so a reader must reset before it can see newer commits.
+    public func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Columns
+
+    public func isNull(at column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
+    public func int64(at column: Int32) -> Int64 {
+        sqlite3_column_int64(handle, column)
+    }
+
+    public func optionalInt64(at column: Int32) -> Int64? {
+        isNull(at: column) ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    public func bool(at column: Int32) -> Bool {
+        sqlite3_column_int64(handle, column) != 0
+    }
+
+    public func string(at column: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    public func optionalString(at column: Int32) -> String? {
+        isNull(at: column) ? nil : string(at: column)
+    }
+}
+
+@available(*, unavailable)
+extension Statement: Sendable {}
