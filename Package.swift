@@ -5,7 +5,7 @@ import PackageDescription
 
 let package = Package(
     name: "entitlementd",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "entitlementd", targets: ["entitlementd"]),
     ],
@@ -24,8 +24,8 @@ let package = Package(
         // Codecs and protocol cores: no sockets, no domain words.
         .target(name: "ProtobufWire"),
         .target(name: "HTTPCore"),
-        .target(name: "HTTP2", dependencies: ["CNGHTTP2"]),
-        .target(name: "HTTP1", dependencies: ["CHTTPParser"]),
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "HTTPCore"]),
+        .target(name: "HTTP1", dependencies: ["CHTTPParser", "HTTPCore"]),
         .target(name: "RPCCore", dependencies: ["HTTPCore", "ProtobufWire"]),
         .target(name: "RPCTransport", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1"]),
         .target(name: "SQLite", dependencies: ["CSQLite"]),

@@ -1,0 +1,116 @@
+internal import CNGHTTP2
+import HTTPCore
+
+/// The C trampolines nghttp2 calls during `mem_recv` / `mem_send`.
+///
+/// Each recovers the owning ``HTTP2ServerSession`` from user_data and only records what
+/// happened; none calls back into nghttp2 except `submit_trailer` from the data read callback,
+/// which nghttp2 documents as allowed there.
+enum HTTP2Callbacks {
+    static func install(on callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameRecv)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+    }
+
+    @inline(__always)
+    static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2ServerSession {
+        Unmanaged<HTTP2ServerSession>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+        guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        owner(userData).incoming[frame.pointee.hd.stream_id] = HTTP2ServerSession.IncomingStream()
+        return 0
+    }
+
+    static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+        guard let frame, let name, let value,
+              let stream = owner(userData).incoming[frame.pointee.hd.stream_id] else { return 0 }
+        let session = owner(userData)
+        stream.headerBytes += nameLength + valueLength + 32
+        if stream.headerBytes > session.limits.maxHeaderListSize {
+            stream.headerLimitExceeded = true
+            return 0
+        }
+        let nameString = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+        let valueString = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        if nameLength > 0 && name[0] == UInt8(ascii: ":") {
+            switch nameString {
+            case ":method": stream.method = valueString
+            case ":path": stream.path = valueString
+            default: break
+            }
+        } else {
+            stream.headers.add(name: nameString, value: valueString)
+        }
+        return 0
+    }
+
+    static let onFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
+        guard let frame else { return 0 }
+        let type = frame.pointee.hd.type
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
+        let session = owner(userData)
+        let id = frame.pointee.hd.stream_id
+        guard let stream = session.incoming.removeValue(forKey: id) else { return 0 }
+        let request = HTTPRequest(
+            version: .http2, method: stream.method, path: stream.path, headers: stream.headers,
+            body: stream.body, bodyLimitExceeded: stream.bodyLimitExceeded,
+            headerLimitExceeded: stream.headerLimitExceeded)
+        session.events.append(.request(streamID: id, request))
+        return 0
+    }
+
+    static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+        guard let data, let stream = owner(userData).incoming[streamID] else { return 0 }
+        if stream.bodyLimitExceeded { return 0 }
+        if stream.body.count + length > owner(userData).limits.maxRequestBodySize {
+            // Drop, don't truncate: the service answers "too large" and memory stays bounded.
+            stream.bodyLimitExceeded = true
+            stream.body = []
+            return 0
+        }
+        stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+        return 0
+    }
+
+    static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
+        let session = owner(userData)
+        session.incoming[streamID] = nil
+        session.outgoing[streamID] = nil
+        session.events.append(.streamClosed(streamID: streamID))
+        return 0
+    }
+
+    /// Copies the pending response body into nghttp2's frame buffer; at the end either ends
+    /// the stream or, for gRPC, submits the trailers that end it.
+    static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+        let session = owner(userData)
+        guard let body = session.outgoing[streamID], let buffer else {
+            return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        let n = min(length, body.bytes.count - body.offset)
+        if n > 0 {
+            body.bytes.withUnsafeBufferPointer { source in
+                buffer.update(from: source.baseAddress! + body.offset, count: n)
+            }
+            body.offset += n
+        }
+        if body.offset == body.bytes.count {
+            flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+            if let trailers = body.trailers {
+                flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
+                if session.submitTrailers(streamID: streamID, trailers: trailers) != 0 {
+                    return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+                }
+            }
+            session.outgoing[streamID] = nil
+        }
+        return n
+    }
+}

@@ -1,0 +1,165 @@
+internal import CNGHTTP2
+import HTTPCore
+
+/// One server-side nghttp2 session: bytes in, ``HTTP2Event``s and bytes out; no I/O.
+///
+/// Owned by exactly one event-loop thread for its whole life. nghttp2 callbacks only record
+/// events (they never re-enter nghttp2); the owner drains ``takeEvents()`` after ``receive(_:)``
+/// and calls ``send(into:)`` until the session has nothing more to say.
+public final class HTTP2ServerSession {
+    /// Request state collected between HEADERS and END_STREAM.
+    final class IncomingStream {
+        var method = ""
+        var path = ""
+        var headers = HTTPHeaders()
+        var headerBytes = 0
+        var headerLimitExceeded = false
+        var body: [UInt8] = []
+        var bodyLimitExceeded = false
+        init() { headers.reserveCapacity(8) }
+    }
+
+    /// Response bytes waiting for nghttp2 to pull them through the data provider.
+    final class OutgoingBody {
+        let bytes: [UInt8]
+        var offset = 0
+        let trailers: HTTPHeaders?
+        init(bytes: [UInt8], trailers: HTTPHeaders?) {
+            self.bytes = bytes
+            self.trailers = trailers
+        }
+    }
+
+    let session: OpaquePointer
+    let limits: HTTP2Limits
+    var incoming: [Int32: IncomingStream] = [:]
+    var outgoing: [Int32: OutgoingBody] = [:]
+    var events: [HTTP2Event] = []
+    private(set) public var goAwaySent = false
+
+    public init(limits: HTTP2Limits) throws {
+        self.limits = limits
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating callbacks")
+        }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        HTTP2Callbacks.install(on: callbacks)
+        var option: OpaquePointer?
+        guard nghttp2_option_new(&option) == 0, let option else {
+            throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating options")
+        }
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
+        var raw: OpaquePointer?
+        // user_data is filled in below: `self` cannot be referenced before all stored
+        // properties exist, so the session starts with nil and gets `self` right after.
+        guard nghttp2_session_server_new2(&raw, callbacks, nil, option) == 0, let raw else {
+            throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating session")
+        }
+        session = raw
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                   value: limits.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                                   value: UInt32(limits.maxHeaderListSize)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                                   value: limits.initialWindowSize),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        // The connection window is shared by all streams; widen it so many concurrent uploads
+        // do not stall each other.
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 16 << 20)
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    /// Feeds bytes read from the socket. Throws when the peer broke the protocol; the caller
+    /// then flushes ``send(into:)`` (nghttp2 may have queued a GOAWAY) and closes.
+    public func receive(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress else { return }
+        let consumed = nghttp2_session_mem_recv(
+            session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if consumed < 0 {
+            let code = Int32(consumed)
+            throw HTTP2Error(code: code, description: String(cString: nghttp2_strerror(code)))
+        }
+    }
+
+    /// The events recorded since the last call, in order.
+    public func takeEvents() -> [HTTP2Event] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    /// Appends everything nghttp2 wants to send to `buffer`.
+    public func send(into buffer: inout [UInt8]) throws {
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &chunk)
+            if n < 0 {
+                let code = Int32(n)
+                throw HTTP2Error(code: code, description: String(cString: nghttp2_strerror(code)))
+            }
+            guard n > 0, let chunk else { return }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
+        }
+    }
+
+    /// False once both sides are done (GOAWAY exchanged, or a fatal error): close the socket.
+    public var isActive: Bool {
+        nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    /// Streams with a request in progress or a response not yet fully sent.
+    public var openStreamCount: Int { incoming.count + outgoing.count }
+
+    /// Starts a graceful close: streams already begun may finish, new ones are refused.
+    public func sendGoAway() {
+        guard !goAwaySent else { return }
+        goAwaySent = true
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                              nghttp2_session_get_last_proc_stream_id(session),
+                              NGHTTP2_NO_ERROR.rawValue, nil, 0)
+    }
+
+    /// Queues a complete response. A stream the peer already closed is ignored.
+    public func submit(streamID: Int32, response: HTTPResponse) {
+        guard nghttp2_session_find_stream(session, streamID) != nil else { return }
+        let hasBody = !response.body.isEmpty || response.trailers != nil
+        var fields: [(String, String)] = [(":status", String(response.status))]
+        fields.reserveCapacity(response.headers.count + 1)
+        for field in response.headers { fields.append((field.name, field.value)) }
+        let rv: Int32 = HeaderBlock.withNV(fields) { nva, count in
+            if hasBody {
+                outgoing[streamID] = OutgoingBody(bytes: response.body, trailers: response.trailers)
+                var provider = nghttp2_data_provider()
+                provider.read_callback = HTTP2Callbacks.readBody
+                return nghttp2_submit_response(session, streamID, nva, count, &provider)
+            }
+            return nghttp2_submit_response(session, streamID, nva, count, nil)
+        }
+        if rv != 0 {
+            outgoing[streamID] = nil
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID,
+                                      NGHTTP2_INTERNAL_ERROR.rawValue)
+        }
+    }
+
+    /// Resets a stream (e.g. its handler was abandoned); nghttp2 reports it closed afterwards.
+    public func reset(streamID: Int32) {
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID,
+                                  NGHTTP2_CANCEL.rawValue)
+    }
+
+    func submitTrailers(streamID: Int32, trailers: HTTPHeaders) -> Int32 {
+        let fields = trailers.map { ($0.name, $0.value) }
+        return HeaderBlock.withNV(fields) { nva, count in
+            nghttp2_submit_trailer(session, streamID, nva, count)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2ServerSession: Sendable {}

@@ -1,0 +1,41 @@
+/// An ordered list of header fields, as they arrived or will be sent.
+///
+/// Order and duplicates are kept (metadata can repeat). Names are lowercase: HTTP/2 requires it,
+/// and the HTTP/1.1 parser lowercases on the way in, so lookups compare bytes, not cases.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public typealias Field = (name: String, value: String)
+
+    @usableFromInline var fields: [Field]
+
+    public init() { fields = [] }
+
+    public init(_ fields: [Field]) { self.fields = fields }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    public var count: Int { fields.count }
+
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    public mutating func reserveCapacity(_ n: Int) { fields.reserveCapacity(n) }
+
+    /// The first value for `name` (lowercase), or nil.
+    public subscript(name: String) -> String? {
+        for field in fields where field.name == name { return field.value }
+        return nil
+    }
+
+    public func values(for name: String) -> [String] {
+        fields.compactMap { $0.name == name ? $0.value : nil }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+}

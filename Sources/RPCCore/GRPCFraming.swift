@@ -1,0 +1,78 @@
+/// gRPC's length-prefixed message framing: 1 flag byte (compressed or not), 4 bytes big-endian
+/// length, then the message.
+public enum GRPCFraming {
+    public struct Message: Equatable, Sendable {
+        public var compressed: Bool
+        public var bytes: ArraySlice<UInt8>
+    }
+
+    public enum Failure: Error, Equatable, Sendable {
+        /// The body ends inside a prefix or a message.
+        case truncated
+        /// A message longer than the limit: RESOURCE_EXHAUSTED.
+        case tooLarge(length: Int, limit: Int)
+        /// A flag byte other than 0 or 1.
+        case badFlag(UInt8)
+    }
+
+    /// Frames one uncompressed message.
+    public static func frame(_ message: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(5 + message.count)
+        appendPrefix(length: message.count, to: &out)
+        out.append(contentsOf: message)
+        return out
+    }
+
+    public static func appendPrefix(length: Int, to out: inout [UInt8]) {
+        out.append(0)
+        out.append(UInt8(truncatingIfNeeded: length >> 24))
+        out.append(UInt8(truncatingIfNeeded: length >> 16))
+        out.append(UInt8(truncatingIfNeeded: length >> 8))
+        out.append(UInt8(truncatingIfNeeded: length))
+    }
+
+    /// Splits a whole request body into messages, checking every length before slicing.
+    public static func messages(in body: ArraySlice<UInt8>, limit: Int) throws(Failure) -> [Message] {
+        var result: [Message] = []
+        var deframer = Deframer(limit: limit)
+        try deframer.append(body) { result.append($0) }
+        guard deframer.isAtBoundary else { throw .truncated }
+        return result
+    }
+}
+
+/// An incremental deframer: bytes may arrive split anywhere, several messages may arrive in
+/// one read. Memory is bounded by `limit` plus one prefix.
+public struct Deframer: Sendable {
+    let limit: Int
+    var pending: [UInt8] = []
+
+    public init(limit: Int) { self.limit = limit }
+
+    /// True when no partial prefix or message is buffered.
+    public var isAtBoundary: Bool { pending.isEmpty }
+
+    public mutating func append(
+        _ bytes: ArraySlice<UInt8>, _ emit: (GRPCFraming.Message) -> Void
+    ) throws(GRPCFraming.Failure) {
+        var input = bytes
+        if !pending.isEmpty {
+            pending.append(contentsOf: input)
+            input = pending[...]
+            pending = []
+        }
+        while input.count >= 5 {
+            let start = input.startIndex
+            let flag = input[start]
+            guard flag <= 1 else { throw .badFlag(flag) }
+            let length = Int(input[start + 1]) << 24 | Int(input[start + 2]) << 16
+                | Int(input[start + 3]) << 8 | Int(input[start + 4])
+            guard length <= limit else { throw .tooLarge(length: length, limit: limit) }
+            guard input.count >= 5 + length else { break }
+            emit(GRPCFraming.Message(compressed: flag == 1, bytes: input[(start + 5)..<(start + 5 + length)]))
+            input = input[(start + 5 + length)...]
+        }
+        pending = Array(input)
+    }
+}

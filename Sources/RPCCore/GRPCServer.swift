@@ -1,0 +1,144 @@
+import HTTPCore
+
+/// Serves gRPC over the transport's HTTP/2 requests: validates the call, routes it by `:path`,
+/// runs the handler the way it was registered and writes status in trailers.
+///
+/// Requests that are not gRPC (no `application/grpc` content type) go to `fallback`, so one
+/// port serves gRPC, health and webhooks alike.
+public struct GRPCServer: HTTPService {
+    public struct Configuration: Sendable {
+        /// The largest request message accepted (RESOURCE_EXHAUSTED above it).
+        public var maxReceiveMessageSize: Int
+        public init(maxReceiveMessageSize: Int = 4 * 1024 * 1024) {
+            self.maxReceiveMessageSize = maxReceiveMessageSize
+        }
+    }
+
+    /// Told about every finished call, for metrics and logs.
+    public typealias CallObserver = @Sendable (_ method: String, _ code: RPCCode, _ seconds: Double) -> Void
+    /// Told about handler failures that were not ``RPCError``s (their details never reach the caller).
+    public typealias FailureReporter = @Sendable (_ method: String, _ error: any Error) -> Void
+
+    let router: RPCRouter
+    let configuration: Configuration
+    let authenticator: BearerTokenAuthenticator?
+    let fallback: any HTTPService
+    let observer: CallObserver?
+    let reportFailure: FailureReporter?
+
+    public init(router: RPCRouter, configuration: Configuration = Configuration(),
+                authenticator: BearerTokenAuthenticator? = nil, fallback: any HTTPService,
+                observer: CallObserver? = nil, reportFailure: FailureReporter? = nil) {
+        self.router = router
+        self.configuration = configuration
+        self.authenticator = authenticator
+        self.fallback = fallback
+        self.observer = observer
+        self.reportFailure = reportFailure
+    }
+
+    public func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
+        guard let contentType = request.headers["content-type"],
+              contentType.utf8.starts(with: "application/grpc".utf8) else {
+            fallback.handle(request, writer: writer)
+            return
+        }
+        let start = ContinuousClock.now
+        let writer = ObservedWriter(inner: writer, method: request.path, start: start, observer: observer)
+        do {
+            let (method, message, context) = try prepare(request, start: start)
+            run(method, message: message, context: context, writer: writer)
+        } catch {
+            writer.respond(GRPCResponses.failure(error))
+        }
+    }
+
+    /// Everything that can reject a call before its handler runs, in the order the gRPC spec
+    /// and common sense give: protocol, limits, routing, authentication, deadline, decoding.
+    private func prepare(_ request: HTTPRequest, start: ContinuousClock.Instant) throws(RPCError)
+        -> (RPCRouter.Method, ArraySlice<UInt8>, RPCContext) {
+        guard request.version == .http2, request.method == "POST" else {
+            throw RPCError(.internal, "gRPC needs HTTP/2 POST")
+        }
+        if request.headerLimitExceeded {
+            throw RPCError(.resourceExhausted, "request metadata exceeds the server's header list limit")
+        }
+        guard let method = router.methods[request.path] else {
+            throw RPCError(.unimplemented, "method \(request.path) is not implemented by this server")
+        }
+        if method.requiresAuthentication, let authenticator,
+           !authenticator.accepts(authorization: request.headers["authorization"]) {
+            throw RPCError(.unauthenticated,
+                           "missing or invalid bearer token: send metadata 'authorization: Bearer <token>'")
+        }
+        var deadline: ContinuousClock.Instant?
+        if let timeout = request.headers["grpc-timeout"] {
+            guard let nanoseconds = GRPCTimeout.nanoseconds(timeout) else {
+                throw RPCError(.invalidArgument, "malformed grpc-timeout '\(timeout)'")
+            }
+            deadline = start.advanced(by: .nanoseconds(nanoseconds))
+        }
+        if request.bodyLimitExceeded {
+            throw RPCError(.resourceExhausted, "request message larger than the server's limit of \(configuration.maxReceiveMessageSize) bytes")
+        }
+        let messages: [GRPCFraming.Message]
+        do {
+            messages = try GRPCFraming.messages(in: request.body[...], limit: configuration.maxReceiveMessageSize)
+        } catch .tooLarge(let length, let limit) {
+            throw RPCError(.resourceExhausted, "request message of \(length) bytes exceeds the server's limit of \(limit) bytes")
+        } catch {
+            throw RPCError(.internal, "malformed gRPC message framing (\(error))")
+        }
+        guard messages.count == 1 else {
+            throw RPCError(.internal, "a unary call needs exactly one request message, got \(messages.count)")
+        }
+        if messages[0].compressed {
+            let encoding = request.headers["grpc-encoding"] ?? "identity"
+            throw RPCError(.unimplemented, "message compression '\(encoding)' is not supported; send uncompressed (grpc-accept-encoding: identity)")
+        }
+        if let deadline, deadline <= ContinuousClock.now {
+            throw RPCError(.deadlineExceeded, "deadline expired before the call started")
+        }
+        return (method, messages[0].bytes, RPCContext(method: request.path, metadata: request.headers, deadline: deadline))
+    }
+
+    private func run(_ method: RPCRouter.Method, message: ArraySlice<UInt8>, context: RPCContext,
+                     writer: ObservedWriter) {
+        switch method.execution {
+        case .inline(let handler):
+            let response: HTTPResponse
+            do {
+                response = GRPCResponses.success(try handler(message, context))
+            } catch {
+                response = GRPCResponses.failure(error, method: context.method, report: reportFailure)
+            }
+            writer.respond(response)
+        case .async(let handler):
+            let reportFailure = self.reportFailure
+            let task = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        let response: HTTPResponse
+                        do {
+                            response = GRPCResponses.success(try await handler(message, context))
+                        } catch {
+                            response = GRPCResponses.failure(error, method: context.method, report: reportFailure)
+                        }
+                        writer.respond(response)
+                    }
+                    if let deadline = context.deadline {
+                        // Answer at the deadline even if the handler ignores cancellation;
+                        // the writer keeps whichever answer comes first.
+                        group.addTask {
+                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+                            writer.respond(GRPCResponses.failure(RPCError(.deadlineExceeded, "deadline exceeded")))
+                        }
+                    }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+            writer.onCancel { task.cancel() }
+        }
+    }
+}

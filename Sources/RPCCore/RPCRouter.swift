@@ -1,0 +1,75 @@
+import ProtobufWire
+
+/// The methods a server offers, keyed by `/package.Service/Method`.
+///
+/// How a method runs is decided here, at registration, not by the transport: an ``inline``
+/// method answers from memory on the connection's loop thread with no task hop (the hot path);
+/// an ``async`` method runs as a task that may await I/O, is cancelled when the caller goes
+/// away and is raced against its deadline.
+public struct RPCRouter: Sendable {
+    public enum Execution: Sendable {
+        case inline(@Sendable (ArraySlice<UInt8>, RPCContext) throws -> RPCResponseBody)
+        case async(@Sendable (ArraySlice<UInt8>, RPCContext) async throws -> RPCResponseBody)
+    }
+
+    public struct Method: Sendable {
+        public var execution: Execution
+        /// False for methods callers use before they have credentials (health checks).
+        public var requiresAuthentication: Bool
+    }
+
+    public private(set) var methods: [String: Method] = [:]
+
+    public init() {}
+
+    /// Registers a method that answers without awaiting: it runs on a loop thread and must not
+    /// block (reads from memory only).
+    public mutating func registerInline<Request: ProtobufMessage, Response: ProtobufMessage>(
+        _ path: String, requiresAuthentication: Bool = true,
+        _ handler: @escaping @Sendable (Request, RPCContext) throws -> Response
+    ) {
+        methods[path] = Method(execution: .inline { bytes, context in
+            let request = try RPCRouter.decode(Request.self, bytes)
+            return RPCResponseBody(try handler(request, context))
+        }, requiresAuthentication: requiresAuthentication)
+    }
+
+    /// Registers a method that may await (storage, calls to other services).
+    public mutating func register<Request: ProtobufMessage, Response: ProtobufMessage>(
+        _ path: String, requiresAuthentication: Bool = true,
+        _ handler: @escaping @Sendable (Request, RPCContext) async throws -> Response
+    ) {
+        methods[path] = Method(execution: .async { bytes, context in
+            let request = try RPCRouter.decode(Request.self, bytes)
+            return RPCResponseBody(try await handler(request, context))
+        }, requiresAuthentication: requiresAuthentication)
+    }
+
+    static func decode<M: ProtobufMessage>(_ type: M.Type, _ bytes: ArraySlice<UInt8>) throws -> M {
+        do {
+            return try M(protobufBytes: bytes)
+        } catch {
+            throw RPCError(.invalidArgument, "request message could not be decoded as \(M.self): \(error)")
+        }
+    }
+}
+
+/// A response message already framed for the wire (5-byte gRPC prefix + protobuf), encoded
+/// straight into one buffer so the hot path makes no second copy.
+public struct RPCResponseBody: Sendable {
+    public var framed: [UInt8]
+
+    public init<M: ProtobufMessage>(_ message: M) {
+        var writer = ProtobufWriter()
+        writer.bytes.reserveCapacity(128)
+        writer.bytes.append(contentsOf: [0, 0, 0, 0, 0])
+        message.encode(to: &writer)
+        var bytes = writer.bytes
+        let length = bytes.count - 5
+        bytes[1] = UInt8(truncatingIfNeeded: length >> 24)
+        bytes[2] = UInt8(truncatingIfNeeded: length >> 16)
+        bytes[3] = UInt8(truncatingIfNeeded: length >> 8)
+        bytes[4] = UInt8(truncatingIfNeeded: length)
+        framed = bytes
+    }
+}

@@ -1,0 +1,271 @@
+import CLinux
+import Glibc
+import HTTP1
+import HTTP2
+import HTTPCore
+
+/// One accepted TCP connection: sniffs HTTP/2 prior knowledge or HTTP/1.1 from its first
+/// bytes, feeds the matching protocol engine, dispatches whole requests to the service and
+/// writes what comes back. Owned by its loop's thread.
+final class Connection {
+    enum Mode {
+        /// Not enough bytes yet to tell the HTTP/2 preface from an HTTP/1.1 request line.
+        case detecting([UInt8])
+        case http2(HTTP2ServerSession)
+        case http1(HTTP1Exchange)
+    }
+
+    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    let fd: Int32
+    unowned let loop: EventLoop
+    var mode: Mode = .detecting([])
+    var output: [UInt8] = []
+    var outputOffset = 0
+    var waitingForWritable = false
+    var isDirty = false
+    private(set) var closed = false
+    var closeWhenFlushed = false
+    var closingGracefully = false
+    /// Requests handed to the service and not yet answered, by stream (0 for HTTP/1.1).
+    var pending: [Int32: StreamResponseWriter] = [:]
+    let openedAt = ContinuousClock.now
+    var lastActivity = ContinuousClock.now
+
+    init(fd: Int32, loop: EventLoop) {
+        self.fd = fd
+        self.loop = loop
+    }
+
+    var configuration: ServerConfiguration { loop.server.configuration }
+
+    func handleEvents(_ flags: UInt32) {
+        if flags & EPOLLOUT.rawValue != 0 { loop.markDirty(self) }
+        if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            readAvailable()
+        }
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        while !closed {
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n > 0 {
+                lastActivity = ContinuousClock.now
+                process(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                if n < buffer.count { break }
+            } else if n == 0 {
+                close()
+                return
+            } else {
+                if errno != EAGAIN && errno != EINTR { close() }
+                if errno != EINTR { break }
+            }
+        }
+        if !closed { loop.markDirty(self) }
+    }
+
+    private func process(_ bytes: UnsafeRawBufferPointer) {
+        switch mode {
+        case .detecting(var seen):
+            seen.append(contentsOf: bytes)
+            let prefixLength = min(seen.count, Connection.preface.count)
+            if seen[..<prefixLength].elementsEqual(Connection.preface[..<prefixLength]) {
+                guard seen.count >= Connection.preface.count else {
+                    mode = .detecting(seen)
+                    return
+                }
+                startHTTP2(with: seen)
+            } else {
+                let exchange = HTTP1Exchange(limits: configuration.http1)
+                mode = .http1(exchange)
+                exchange.input = seen
+                parseHTTP1(exchange)
+            }
+        case .http2(let session):
+            receiveHTTP2(session, bytes)
+        case .http1(let exchange):
+            exchange.input.append(contentsOf: bytes)
+            parseHTTP1(exchange)
+        }
+    }
+
+    private func startHTTP2(with bytes: [UInt8]) {
+        do {
+            let session = try HTTP2ServerSession(limits: configuration.http2)
+            mode = .http2(session)
+            if closingGracefully { session.sendGoAway() }
+            bytes.withUnsafeBytes { receiveHTTP2(session, $0) }
+        } catch {
+            close()
+        }
+    }
+
+    private func receiveHTTP2(_ session: HTTP2ServerSession, _ bytes: UnsafeRawBufferPointer) {
+        do {
+            try session.receive(bytes)
+        } catch {
+            // nghttp2 has queued a GOAWAY for most protocol errors: send it, then close.
+            closeWhenFlushed = true
+        }
+        for event in session.takeEvents() {
+            switch event {
+            case .request(let streamID, let request):
+                dispatch(request, streamID: streamID)
+            case .streamClosed(let streamID):
+                pending.removeValue(forKey: streamID)?.cancel()
+            }
+        }
+    }
+
+    func parseHTTP1(_ exchange: HTTP1Exchange) {
+        while !closed && !exchange.inFlight && !closeWhenFlushed && !exchange.input.isEmpty {
+            let wasMidRequest = exchange.parser.isMidRequest
+            let outcome = exchange.input.withUnsafeBytes { exchange.parser.parse($0) }
+            switch outcome {
+            case .needMore:
+                exchange.input.removeAll(keepingCapacity: true)
+                if !wasMidRequest && exchange.parser.isMidRequest { exchange.requestStartedAt = ContinuousClock.now }
+            case .request(let request, let keepAlive, let consumed):
+                exchange.input.removeFirst(consumed)
+                exchange.inFlight = true
+                exchange.keepAlive = keepAlive && !closingGracefully
+                exchange.requestStartedAt = nil
+                dispatch(request, streamID: 0)
+            case .failure(let status, let reason):
+                exchange.input.removeAll()
+                HTTP1ResponseSerializer.serialize(.text(status, reason + "\n"), keepAlive: false, into: &output)
+                closeWhenFlushed = true
+            }
+        }
+    }
+
+    private func dispatch(_ request: HTTPRequest, streamID: Int32) {
+        let writer = StreamResponseWriter(loop: loop, connection: self, streamID: streamID)
+        pending[streamID] = writer
+        loop.server.service.handle(request, writer: writer)
+    }
+
+    /// Applies a service's answer; called on the loop thread, directly or via `execute`.
+    func deliver(streamID: Int32, response: HTTPResponse) {
+        guard !closed, pending.removeValue(forKey: streamID) != nil else { return }
+        switch mode {
+        case .http2(let session):
+            session.submit(streamID: streamID, response: response)
+        case .http1(let exchange):
+            exchange.inFlight = false
+            HTTP1ResponseSerializer.serialize(response, keepAlive: exchange.keepAlive, into: &output)
+            if exchange.keepAlive {
+                parseHTTP1(exchange)
+            } else {
+                closeWhenFlushed = true
+            }
+        case .detecting:
+            break
+        }
+        loop.markDirty(self)
+    }
+
+    /// Drains protocol output into the socket; closes when the conversation is over.
+    func flush() {
+        guard !closed else { return }
+        if case .http2(let session) = mode {
+            do { try session.send(into: &output) } catch { closeWhenFlushed = true }
+        }
+        while outputOffset < output.count {
+            let n = output.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress! + outputOffset, bytes.count - outputOffset, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                outputOffset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else if n < 0 && errno == EAGAIN {
+                break
+            } else {
+                close()
+                return
+            }
+        }
+        if outputOffset == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 256 * 1024)
+            outputOffset = 0
+        }
+        let blocked = outputOffset < output.count
+        if blocked != waitingForWritable {
+            waitingForWritable = blocked
+            loop.modify(fd: fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (blocked ? EPOLLOUT.rawValue : 0))
+        }
+        if !blocked && conversationOver { close() }
+    }
+
+    private var conversationOver: Bool {
+        if closeWhenFlushed { return true }
+        switch mode {
+        case .http2(let session):
+            if !session.isActive { return true }
+            return closingGracefully && pending.isEmpty && session.openStreamCount == 0
+        case .http1(let exchange):
+            return closingGracefully && !exchange.inFlight
+        case .detecting:
+            return closingGracefully
+        }
+    }
+
+    func beginGracefulClose() {
+        closingGracefully = true
+        switch mode {
+        case .http2(let session): session.sendGoAway()
+        case .http1(let exchange): exchange.keepAlive = false
+        case .detecting: break
+        }
+        loop.markDirty(self)
+    }
+
+    /// Slowloris and idle defence, run by the loop about twice a second.
+    func checkTimeouts(now: ContinuousClock.Instant) {
+        switch mode {
+        case .detecting:
+            if now - openedAt > configuration.headerReadTimeout { close() }
+        case .http1(let exchange):
+            if let started = exchange.requestStartedAt, now - started > configuration.headerReadTimeout {
+                HTTP1ResponseSerializer.serialize(.text(408, "request not received in time\n"), keepAlive: false, into: &output)
+                closeWhenFlushed = true
+                loop.markDirty(self)
+            } else if !exchange.inFlight && !exchange.parser.isMidRequest && now - lastActivity > configuration.idleTimeout {
+                close()
+            }
+        case .http2(let session):
+            if pending.isEmpty && session.openStreamCount == 0 && now - lastActivity > configuration.idleTimeout {
+                session.sendGoAway()
+                closeWhenFlushed = true
+                loop.markDirty(self)
+            }
+        }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        loop.unregister(fd: fd)
+        Glibc.close(fd)
+        let abandoned = pending.values
+        pending.removeAll()
+        for writer in abandoned { writer.cancel() }
+        mode = .detecting([])
+        loop.removed(self)
+    }
+}
+
+/// HTTP/1.1 state of a connection: one request at a time, answered in order.
+final class HTTP1Exchange {
+    let parser: HTTP1RequestParser
+    var input: [UInt8] = []
+    var inFlight = false
+    var keepAlive = true
+    var requestStartedAt: ContinuousClock.Instant?
+
+    init(limits: HTTP1RequestParser.Limits) {
+        parser = HTTP1RequestParser(limits: limits)
+    }
+}

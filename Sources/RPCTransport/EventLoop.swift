@@ -1,0 +1,174 @@
+import CLinux
+import Glibc
+import Synchronization
+
+/// One thread, one epoll set, and every connection it accepted, for their whole life.
+///
+/// Other threads talk to a loop only through ``execute(_:)``: the work is queued under a lock
+/// and the loop is woken through an eventfd. Everything else on this class is touched by the
+/// loop thread alone, which is what makes the nghttp2 sessions it owns safe without locks.
+final class EventLoop: @unchecked Sendable {
+    let index: Int
+    let epollFD: Int32
+    let wakeFD: Int32
+    let server: ServerCore
+    private let queue = Mutex<[@Sendable () -> Void]>([])
+    private var threadID = pthread_t()
+    private var stopped = false
+
+    // Loop-thread state.
+    var connections: [Int32: Connection] = [:]
+    /// Connections with output to flush before the loop next sleeps.
+    var dirty: [Connection] = []
+    let readBuffer: UnsafeMutableRawBufferPointer
+    var accepting = true
+    var lastSweep = ContinuousClock.now
+
+    init(index: Int, server: ServerCore) throws {
+        self.index = index
+        self.server = server
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw TransportError("epoll_create1") }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeFD >= 0 else { throw TransportError("eventfd") }
+        readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        try register(fd: wakeFD, events: EPOLLIN.rawValue)
+        // EPOLLEXCLUSIVE: one loop wakes per incoming connection instead of all of them.
+        try register(fd: server.listenFD, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        close(epollFD)
+        close(wakeFD)
+    }
+
+    var inLoopThread: Bool { pthread_equal(pthread_self(), threadID) != 0 }
+
+    func start() {
+        let box = Unmanaged.passRetained(self)
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        pthread_create(&threadID, &attributes, { raw in
+            let loop = Unmanaged<EventLoop>.fromOpaque(raw!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, box.toOpaque())
+        pthread_attr_destroy(&attributes)
+    }
+
+    func join() { pthread_join(threadID, nil) }
+
+    /// Runs `work` on the loop thread soon. Safe from any thread.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        let wasEmpty = queue.withLock { pending in
+            pending.append(work)
+            return pending.count == 1
+        }
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = write(wakeFD, &one, 8)
+        }
+    }
+
+    func register(fd: Int32, events: UInt32) throws {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else { throw TransportError("epoll_ctl add") }
+    }
+
+    func modify(fd: Int32, events: UInt32) {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+        epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    func unregister(fd: Int32) {
+        epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    private func run() {
+        threadID = pthread_self()
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        while !stopped {
+            let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), 250) }
+            if n < 0 && errno != EINTR { break }
+            for i in 0..<max(0, Int(n)) {
+                let fd = events[i].data.fd
+                let flags = events[i].events
+                if fd == wakeFD {
+                    drainQueue()
+                } else if fd == server.listenFD {
+                    acceptAll()
+                } else if let connection = connections[fd] {
+                    connection.handleEvents(flags)
+                }
+            }
+            flushDirty()
+            let now = ContinuousClock.now
+            if now - lastSweep >= .milliseconds(500) {
+                lastSweep = now
+                for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
+                flushDirty()
+            }
+        }
+        for connection in Array(connections.values) { connection.close() }
+    }
+
+    private func drainQueue() {
+        var counter: UInt64 = 0
+        _ = read(wakeFD, &counter, 8)
+        let work = queue.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        for item in work { item() }
+    }
+
+    private func acceptAll() {
+        guard accepting else { return }
+        while let fd = Socket.accept(server.listenFD) {
+            guard server.reserveConnectionSlot() else {
+                close(fd)
+                continue
+            }
+            let connection = Connection(fd: fd, loop: self)
+            connections[fd] = connection
+            do {
+                try register(fd: fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+            } catch {
+                connection.close()
+            }
+        }
+    }
+
+    func markDirty(_ connection: Connection) {
+        guard !connection.isDirty else { return }
+        connection.isDirty = true
+        dirty.append(connection)
+    }
+
+    func flushDirty() {
+        while !dirty.isEmpty {
+            let batch = dirty
+            dirty.removeAll(keepingCapacity: true)
+            for connection in batch {
+                connection.isDirty = false
+                connection.flush()
+            }
+        }
+    }
+
+    func removed(_ connection: Connection) {
+        connections[connection.fd] = nil
+        server.releaseConnectionSlot()
+    }
+
+    /// Stops accepting and asks every connection to finish what it started.
+    func beginShutdown() {
+        accepting = false
+        unregister(fd: server.listenFD)
+        for connection in Array(connections.values) { connection.beginGracefulClose() }
+        flushDirty()
+    }
+
+    func stop() { stopped = true }
+}

@@ -1,0 +1,70 @@
+import Glibc
+import HTTPCore
+import Synchronization
+
+/// State shared by every loop of one server.
+final class ServerCore: Sendable {
+    let listenFD: Int32
+    let service: any HTTPService
+    let configuration: ServerConfiguration
+    let connectionCount = Atomic<Int>(0)
+
+    init(listenFD: Int32, service: any HTTPService, configuration: ServerConfiguration) {
+        self.listenFD = listenFD
+        self.service = service
+        self.configuration = configuration
+    }
+
+    func reserveConnectionSlot() -> Bool {
+        var current = connectionCount.load(ordering: .relaxed)
+        while current < configuration.maxConnections {
+            let (exchanged, original) = connectionCount.compareExchange(
+                expected: current, desired: current + 1, ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    func releaseConnectionSlot() {
+        connectionCount.wrappingSubtract(1, ordering: .relaxed)
+    }
+}
+
+/// An HTTP/1.1 + HTTP/2 (h2c) server on epoll loops, handing whole requests to one service.
+///
+/// One listening socket is shared by all loops (EPOLLEXCLUSIVE wakes one per connection); a
+/// connection then stays on the loop that accepted it.
+public final class HTTPServer: Sendable {
+    let core: ServerCore
+    let loops: [EventLoop]
+    /// The address actually listened on, e.g. `127.0.0.1:50051` (the real port when 0 was asked).
+    public let boundAddress: String
+
+    public init(configuration: ServerConfiguration, service: any HTTPService) throws {
+        let (fd, bound) = try Socket.listen(host: configuration.host, port: configuration.port)
+        core = ServerCore(listenFD: fd, service: service, configuration: configuration)
+        boundAddress = bound
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, configuration.threads) {
+            loops.append(try EventLoop(index: index, server: core))
+        }
+        self.loops = loops
+        for loop in loops { loop.start() }
+    }
+
+    public var openConnections: Int { core.connectionCount.load(ordering: .relaxed) }
+
+    /// Stops accepting, sends GOAWAY, lets in-flight requests finish for up to `gracePeriod`,
+    /// then closes whatever is left and stops the loops. Blocks the calling thread.
+    public func shutdown(gracePeriod: Duration) {
+        for loop in loops { loop.execute { loop.beginShutdown() } }
+        let deadline = ContinuousClock.now + gracePeriod
+        while core.connectionCount.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        for loop in loops { loop.execute { loop.stop() } }
+        for loop in loops { loop.join() }
+        close(core.listenFD)
+    }
+}
