@@ -1,0 +1,47 @@
+import SQLite
+
+/// Opening the writer connection: durability settings, then migrations.
+extension EntitlementStore {
+    /// WAL lets readers run beside the writer; synchronous=FULL fsyncs the WAL at every commit,
+    /// so an acknowledged write survives power loss; foreign keys guard ownership rows.
+    static func openWriter(path: String, configuration: Configuration) throws -> Connection {
+        let db: Connection
+        do {
+            db = try Connection(path: path, options: .init(busyTimeoutMs: configuration.busyTimeoutMs))
+            let mode = try db.scalarString("PRAGMA journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw StoreError(code: .storageFailure,
+                                 message: "\(path) cannot use WAL mode (got \(mode ?? "nothing")); "
+                                     + "point --database at a file on a local disk")
+            }
+            try db.execute("""
+                PRAGMA synchronous = FULL;
+                PRAGMA foreign_keys = ON;
+                PRAGMA cache_size = -\(max(2_000, configuration.writerCacheKiB));
+                """)
+        } catch {
+            throw StoreError.storage(error, "opening the database at \(path)")
+        }
+        do {
+            try Schema.migrator.migrate(db, nowMs: configuration.clock())
+        } catch let error as MigrationError {
+            switch error {
+            case let .schemaTooNew(found, known):
+                throw StoreError(
+                    code: .schemaTooNew,
+                    message: "database schema version \(found) is newer than this entitlementd "
+                        + "knows (\(known)): upgrade entitlementd or point --database elsewhere",
+                    cause: error)
+            case .historyMismatch:
+                throw StoreError(
+                    code: .schemaMismatch,
+                    message: "database migrations differ from this entitlementd's (\(error)): "
+                        + "use the entitlementd that created it or point --database elsewhere",
+                    cause: error)
+            }
+        } catch {
+            throw StoreError.storage(error, "migrating the database at \(path)")
+        }
+        return db
+    }
+}

@@ -1,0 +1,146 @@
+import Entitlements
+import SQLite
+
+/// The SQLite ``EntitlementRepository``: one database file, one writer thread, cached reads.
+///
+/// Writes go to a dedicated writer thread (``Writer``) that group-commits them with
+/// synchronous=FULL and answers each caller only once its write is durable and the read cache
+/// no longer holds anything older. Reads are `nonisolated` and synchronous, for event-loop
+/// threads: a hit in ``FactsCache`` costs a lock and a retain; a miss reads a WAL connection
+/// from ``ReaderPool`` and never waits for the writer.
+///
+/// The actor owns the lifecycle (open, ``close()``); the writer thread, not actor isolation,
+/// serializes the writes, because its SQLite calls block and must stay off the cooperative pool.
+public actor EntitlementStore: EntitlementRepository {
+    /// Tuning knobs; the defaults suit the service.
+    public struct Configuration: Sendable {
+        public var transferPolicy: TransferPolicy
+        /// Users whose facts are kept in memory (~1-2 KiB each); 0 disables the cache.
+        public var factsCacheCapacity: Int
+        /// How long a connection waits for another process's lock before failing.
+        public var busyTimeoutMs: Int32
+        /// The most writes committed in one transaction; bounds a batch's latency.
+        public var maxBatchSize: Int
+        /// The writer connection's page cache; larger speeds up bulk seeding.
+        public var writerCacheKiB: Int
+        /// Unix milliseconds now (default: the wall clock); injectable so tests can pin times.
+        public var clock: @Sendable () -> Int64
+
+        public init(
+            transferPolicy: TransferPolicy = .transfer, factsCacheCapacity: Int = 100_000,
+            busyTimeoutMs: Int32 = 5_000, maxBatchSize: Int = 512, writerCacheKiB: Int = 32_768,
+            clock: (@Sendable () -> Int64)? = nil
+        ) {
+            self.transferPolicy = transferPolicy
+            self.factsCacheCapacity = factsCacheCapacity
+            self.busyTimeoutMs = busyTimeoutMs
+            self.maxBatchSize = maxBatchSize
+            self.writerCacheKiB = writerCacheKiB
+            self.clock = clock ?? WallClock.nowMs
+        }
+    }
+
+    public nonisolated let path: String
+    private nonisolated let queue = WriteQueue()
+    private nonisolated let cache: FactsCache
+    private nonisolated let readers: ReaderPool
+
+    public init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
+        try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))
+    }
+
+    /// Opens (creating if needed) and migrates the database, then starts the writer thread.
+    ///
+    /// Throws ``StoreError/Code/schemaTooNew`` if a newer entitlementd wrote the file.
+    public init(path: String, configuration: Configuration) throws {
+        self.path = path
+        let db = try Self.openWriter(path: path, configuration: configuration)
+        cache = FactsCache(capacity: configuration.factsCacheCapacity)
+        readers = ReaderPool(path: path, busyTimeoutMs: configuration.busyTimeoutMs)
+        let recorder = FactsRecorder(db: db, transferPolicy: configuration.transferPolicy,
+                                     clock: configuration.clock)
+        let writer = Writer(db: db, recorder: recorder, queue: queue, cache: cache, readers: readers,
+                            maxBatchSize: max(1, configuration.maxBatchSize))
+        WriterThread.start { writer.run() }
+    }
+
+    deinit {
+        // Without close(), still let the writer drain and close the file when the store goes.
+        queue.close()
+    }
+
+    /// Stores `write`; returns once it is durable (fsynced) and visible to ``facts(userID:)``.
+    public func write(_ write: FactsWrite) async throws -> WriteOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            if !queue.enqueue(.write(write, continuation)) {
+                continuation.resume(throwing: StoreError.closedStore)
+            }
+        }
+    }
+
+    /// Loads many writes fast (benchmarks, imports): large transactions, no per-write savepoint.
+    ///
+    /// Unlike ``write(_:)``, the first failure stops the load and earlier chunks stay committed;
+    /// outcomes are not reported. The facts cache is emptied afterwards.
+    public func seed(_ writes: [FactsWrite]) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            if !queue.enqueue(.seed(writes, continuation)) {
+                continuation.resume(throwing: StoreError.closedStore)
+            }
+        }
+    }
+
+    /// Commits what is queued, closes every connection (checkpointing the WAL) and stops the
+    /// writer; later calls throw ``StoreError/Code/closed``.
+    public func close() async {
+        queue.close()
+        await withCheckedContinuation { queue.waitUntilFinished($0) }
+    }
+
+    public nonisolated func facts(userID: String) throws -> UserFacts {
+        let generation: UInt64
+        switch cache.lookup(userID) {
+        case let .hit(facts): return facts
+        case let .miss(missGeneration): generation = missGeneration
+        }
+        let facts = try readers.withReader { reader in
+            do {
+                return try reader.facts(userID: userID)
+            } catch {
+                throw StoreError.storage(error, "reading facts")
+            }
+        }
+        cache.insert(facts, for: userID, ifGeneration: generation)
+        return facts
+    }
+
+    public nonisolated func history(
+        userID: String, productID: String?, pageSize: Int, pageToken: String?
+    ) throws -> HistoryPage {
+        var cursor: HistoryCursor?
+        if let pageToken, !pageToken.isEmpty {
+            guard let parsed = HistoryCursor(token: pageToken) else {
+                throw StoreError(code: .badPageToken,
+                                 message: "page_token is not one this service issued; "
+                                     + "start again without a page_token")
+            }
+            cursor = parsed
+        }
+        let limit = HistoryPage.clampedPageSize(pageSize)
+        // One extra row tells whether another page exists, so the last page has no token.
+        var events = try readers.withReader { reader in
+            do {
+                return try reader.history(userID: userID, productID: productID, before: cursor,
+                                          limit: limit + 1)
+            } catch {
+                throw StoreError.storage(error, "reading history")
+            }
+        }
+        guard events.count > limit else { return HistoryPage(events: events, nextPageToken: "") }
+        events.removeLast(events.count - limit)
+        let last = events[limit - 1]
+        return HistoryPage(
+            events: events,
+            nextPageToken: HistoryCursor(occurredAtMs: last.occurredAtMs, eventID: last.eventID).token)
+    }
+}

@@ -1,0 +1,143 @@
+import Entitlements
+import Synchronization
+
+/// A bounded, lock-striped, read-through cache of ``UserFacts`` per user.
+///
+/// Readers on many event-loop threads hit different stripes, so they rarely contend; a hit
+/// costs one hash, one uncontended lock and a retain. Each stripe evicts with CLOCK (second
+/// chance): one bit set on a hit, cleared by the sweeping hand, so eviction is O(1) amortized
+/// and frequently read users stay. Unknown users are cached as empty facts.
+///
+/// Freshness: the writer calls ``invalidate(_:)`` after commit and before answering callers,
+/// which bumps the stripe's generation. A reader that missed records the generation before it
+/// starts its SQLite read and only inserts if it is unchanged, so a load that may predate a
+/// commit can never overwrite the invalidation with stale facts.
+final class FactsCache: Sendable {
+    /// A lookup's answer: the facts, or the generation to hand back to ``insert(_:for:ifGeneration:)``.
+    enum Lookup {
+        case hit(UserFacts)
+        case miss(generation: UInt64)
+    }
+
+    private static let stripeCount = 64
+    private let stripes: [Stripe]
+
+    /// `capacity` is the total number of users kept; 0 disables caching (every read hits SQLite).
+    init(capacity: Int) {
+        let perStripe = capacity <= 0 ? 0 : max(1, capacity / Self.stripeCount)
+        stripes = (0..<Self.stripeCount).map { _ in Stripe(capacity: perStripe) }
+    }
+
+    func lookup(_ userID: String) -> Lookup {
+        stripe(for: userID).state.withLock { $0.lookup(userID) }
+    }
+
+    func insert(_ facts: UserFacts, for userID: String, ifGeneration generation: UInt64) {
+        stripe(for: userID).state.withLock { $0.insert(facts, for: userID, ifGeneration: generation) }
+    }
+
+    func invalidate(_ userIDs: some Sequence<String>) {
+        for userID in userIDs {
+            stripe(for: userID).state.withLock { $0.remove(userID) }
+        }
+    }
+
+    func invalidateAll() {
+        for stripe in stripes {
+            stripe.state.withLock { $0.removeAll() }
+        }
+    }
+
+    /// The number of users cached now (for tests and metrics).
+    var count: Int {
+        stripes.reduce(0) { total, stripe in total + stripe.state.withLock { $0.index.count } }
+    }
+
+    private func stripe(for userID: String) -> Stripe {
+        stripes[Int(UInt(bitPattern: userID.hashValue) % UInt(Self.stripeCount))]
+    }
+}
+
+/// One stripe: its own lock, its own CLOCK ring.
+private final class Stripe: Sendable {
+    let state: Mutex<StripeState>
+
+    init(capacity: Int) {
+        state = Mutex(StripeState(capacity: capacity))
+    }
+}
+
+private struct StripeState: Sendable {
+    struct Slot: Sendable {
+        var userID: String
+        var facts: UserFacts
+        var referenced: Bool
+    }
+
+    let capacity: Int
+    var index: [String: Int] = [:]
+    var slots: [Slot] = []
+    var freeSlots: [Int] = []
+    var hand = 0
+    var generation: UInt64 = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    mutating func lookup(_ userID: String) -> FactsCache.Lookup {
+        guard let slot = index[userID] else { return .miss(generation: generation) }
+        slots[slot].referenced = true
+        return .hit(slots[slot].facts)
+    }
+
+    mutating func insert(_ facts: UserFacts, for userID: String, ifGeneration expected: UInt64) {
+        guard capacity > 0, generation == expected else { return }
+        if let slot = index[userID] {
+            slots[slot].facts = facts
+            return
+        }
+        let entry = Slot(userID: userID, facts: facts, referenced: false)
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = entry
+        } else if slots.count < capacity {
+            slot = slots.count
+            slots.append(entry)
+        } else {
+            slot = evict()
+            slots[slot] = entry
+        }
+        index[userID] = slot
+    }
+
+    mutating func remove(_ userID: String) {
+        generation &+= 1
+        guard let slot = index.removeValue(forKey: userID) else { return }
+        slots[slot].facts = UserFacts()
+        slots[slot].referenced = false
+        freeSlots.append(slot)
+    }
+
+    mutating func removeAll() {
+        generation &+= 1
+        index.removeAll()
+        slots.removeAll()
+        freeSlots.removeAll()
+        hand = 0
+    }
+
+    /// Sweeps the hand past recently used slots, clearing their bit; frees the first unused one.
+    /// Only called when every slot is occupied, so the sweep ends within two turns.
+    private mutating func evict() -> Int {
+        while slots[hand].referenced {
+            slots[hand].referenced = false
+            hand = (hand + 1) % slots.count
+        }
+        let victim = hand
+        hand = (hand + 1) % slots.count
+        index.removeValue(forKey: slots[victim].userID)
+        return victim
+    }
+}

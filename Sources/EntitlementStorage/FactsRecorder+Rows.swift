@@ -1,0 +1,113 @@
+import Entitlements
+import SQLite
+
+/// The row-level statements of ``FactsRecorder``.
+extension FactsRecorder {
+    func storedTransaction(_ transactionID: String) throws -> (row: Int64, value: Transaction)? {
+        let find = try db.prepare("""
+            SELECT \(Transaction.selectColumns), t.id
+            FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
+            """)
+        find.bind(transactionID, at: 1)
+        defer { find.reset() }
+        guard try find.step() else { return nil }
+        return (find.int64(at: 16), Transaction(row: find))
+    }
+
+    func insert(_ transaction: Transaction, chainRow: Int64) throws {
+        let insert = try db.prepare("""
+            INSERT INTO transactions (
+                transaction_id, chain_rowid, product_id, purchase_date_ms, original_purchase_date_ms,
+                expires_date_ms, cancellation_date_ms, is_trial_period, is_in_intro_offer_period,
+                is_upgraded, subscription_group_identifier, web_order_line_item_id,
+                in_app_ownership_type, app_account_token, environment, declared_product_type)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        insert.bind(transaction.transactionID, at: 1)
+        insert.bind(chainRow, at: 2)
+        insert.bind(transaction.productID, at: 3)
+        insert.bind(transaction.purchaseDateMs, at: 4)
+        insert.bind(transaction.originalPurchaseDateMs, at: 5)
+        insert.bind(transaction.expiresDateMs, at: 6)
+        insert.bind(transaction.cancellationDateMs, at: 7)
+        insert.bind(transaction.isTrialPeriod, at: 8)
+        insert.bind(transaction.isInIntroOfferPeriod, at: 9)
+        insert.bind(transaction.isUpgraded, at: 10)
+        insert.bind(transaction.subscriptionGroupIdentifier, at: 11)
+        insert.bind(transaction.webOrderLineItemID, at: 12)
+        insert.bind(transaction.inAppOwnershipType, at: 13)
+        insert.bind(transaction.appAccountToken, at: 14)
+        insert.bind(transaction.environment.rawValue, at: 15)
+        insert.bind(transaction.declaredProductType?.rawValue, at: 16)
+        try insert.execute()
+    }
+
+    /// Writes back the fields ``Transaction/merged(with:)`` may change.
+    func update(_ transaction: Transaction, row: Int64) throws {
+        let update = try db.prepare("""
+            UPDATE transactions SET expires_date_ms = ?, cancellation_date_ms = ?, is_upgraded = ?,
+                subscription_group_identifier = ?, web_order_line_item_id = ?,
+                in_app_ownership_type = ?, app_account_token = ?, declared_product_type = ?
+            WHERE id = ?
+            """)
+        update.bind(transaction.expiresDateMs, at: 1)
+        update.bind(transaction.cancellationDateMs, at: 2)
+        update.bind(transaction.isUpgraded, at: 3)
+        update.bind(transaction.subscriptionGroupIdentifier, at: 4)
+        update.bind(transaction.webOrderLineItemID, at: 5)
+        update.bind(transaction.inAppOwnershipType, at: 6)
+        update.bind(transaction.appAccountToken, at: 7)
+        update.bind(transaction.declaredProductType?.rawValue, at: 8)
+        update.bind(row, at: 9)
+        try update.execute()
+    }
+
+    /// Keeps the renewal info with the newest signed date; an older or equal one changes nothing.
+    func upsert(_ info: RenewalInfo, chainRow: Int64) throws {
+        let upsert = try db.prepare("""
+            INSERT INTO renewal_infos (
+                chain_rowid, auto_renew_status, auto_renew_product_id, is_in_billing_retry_period,
+                grace_period_expires_date_ms, expiration_intent, signed_date_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (chain_rowid) DO UPDATE SET
+                auto_renew_status = excluded.auto_renew_status,
+                auto_renew_product_id = excluded.auto_renew_product_id,
+                is_in_billing_retry_period = excluded.is_in_billing_retry_period,
+                grace_period_expires_date_ms = excluded.grace_period_expires_date_ms,
+                expiration_intent = excluded.expiration_intent,
+                signed_date_ms = excluded.signed_date_ms
+            WHERE excluded.signed_date_ms > renewal_infos.signed_date_ms
+            """)
+        upsert.bind(chainRow, at: 1)
+        upsert.bind(info.autoRenewStatus, at: 2)
+        upsert.bind(info.autoRenewProductID, at: 3)
+        upsert.bind(info.isInBillingRetryPeriod, at: 4)
+        upsert.bind(info.gracePeriodExpiresDateMs, at: 5)
+        upsert.bind(info.expirationIntent.map { Int64($0) }, at: 6)
+        upsert.bind(info.signedDateMs, at: 7)
+        try upsert.execute()
+    }
+
+    /// Inserts `event` into a user's history; `false` when its id was already recorded.
+    func insert(_ event: HistoryEvent, userRow: Int64) throws -> Bool {
+        let insert = try db.prepare("""
+            INSERT INTO history_events (
+                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
+                original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING
+            """)
+        insert.bind(event.eventID, at: 1)
+        insert.bind(userRow, at: 2)
+        insert.bind(event.kind.rawValue, at: 3)
+        insert.bind(event.occurredAtMs, at: 4)
+        insert.bind(event.productID, at: 5)
+        insert.bind(event.transactionID, at: 6)
+        insert.bind(event.originalTransactionID, at: 7)
+        insert.bind(event.expiresAtMs, at: 8)
+        insert.bind(event.environment.rawValue, at: 9)
+        insert.bind(event.source.rawValue, at: 10)
+        insert.bind(event.appleNotificationType, at: 11)
+        try insert.execute()
+        return db.changes > 0
+    }
+}

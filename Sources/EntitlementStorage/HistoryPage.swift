@@ -1,0 +1,23 @@
+import Entitlements
+
+/// One page of a user's history, newest first.
+public struct HistoryPage: Sendable, Hashable {
+    public var events: [HistoryEvent]
+    /// Pass back to get the next page; empty when there is none.
+    public var nextPageToken: String
+
+    public init(events: [HistoryEvent], nextPageToken: String) {
+        self.events = events
+        self.nextPageToken = nextPageToken
+    }
+
+    /// The page size used when the caller asks for 0 or less.
+    public static let defaultPageSize = 50
+    /// Larger requests are clamped to this, bounding the cost of one call.
+    public static let maximumPageSize = 500
+
+    /// The effective page size for a requested one.
+    public static func clampedPageSize(_ requested: Int) -> Int {
+        requested <= 0 ? defaultPageSize : min(requested, maximumPageSize)
+    }
+}

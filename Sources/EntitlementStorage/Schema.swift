@@ -1,0 +1,82 @@
+import SQLite
+
+/// The store's schema as append-only migrations: never edit or reorder a landed one, add a new one.
+///
+/// Internal integer keys (users.id, chains.id) keep the indexes on the read path small; the
+/// Apple ids stay TEXT (they exceed 2^53 and are compared as strings everywhere).
+enum Schema {
+    static let migrator = Migrator([
+        Migration("create_users_and_chains", sql: """
+            CREATE TABLE users (
+                id INTEGER PRIMARY KEY,
+                user_id TEXT NOT NULL UNIQUE,
+                created_at_ms INTEGER NOT NULL
+            );
+            CREATE TABLE chains (
+                id INTEGER PRIMARY KEY,
+                original_transaction_id TEXT NOT NULL UNIQUE,
+                user_rowid INTEGER NOT NULL REFERENCES users(id),
+                owned_since_ms INTEGER NOT NULL
+            );
+            CREATE INDEX chains_by_user ON chains(user_rowid);
+            """),
+        Migration("create_transactions_and_renewal_infos", sql: """
+            CREATE TABLE transactions (
+                id INTEGER PRIMARY KEY,
+                transaction_id TEXT NOT NULL UNIQUE,
+                chain_rowid INTEGER NOT NULL REFERENCES chains(id),
+                product_id TEXT NOT NULL,
+                purchase_date_ms INTEGER NOT NULL,
+                original_purchase_date_ms INTEGER NOT NULL,
+                expires_date_ms INTEGER,
+                cancellation_date_ms INTEGER,
+                is_trial_period INTEGER NOT NULL,
+                is_in_intro_offer_period INTEGER NOT NULL,
+                is_upgraded INTEGER NOT NULL,
+                subscription_group_identifier TEXT,
+                web_order_line_item_id TEXT,
+                in_app_ownership_type TEXT,
+                app_account_token TEXT,
+                environment TEXT NOT NULL,
+                declared_product_type TEXT
+            );
+            CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
+            CREATE TABLE renewal_infos (
+                chain_rowid INTEGER PRIMARY KEY REFERENCES chains(id),
+                auto_renew_status INTEGER NOT NULL,
+                auto_renew_product_id TEXT,
+                is_in_billing_retry_period INTEGER NOT NULL,
+                grace_period_expires_date_ms INTEGER,
+                expiration_intent INTEGER,
+                signed_date_ms INTEGER NOT NULL
+            );
+            """),
+        Migration("create_history_and_processed_sources", sql: """
+            CREATE TABLE history_events (
+                id INTEGER PRIMARY KEY,
+                event_id TEXT NOT NULL UNIQUE,
+                user_rowid INTEGER NOT NULL REFERENCES users(id),
+                kind TEXT NOT NULL,
+                occurred_at_ms INTEGER NOT NULL,
+                product_id TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                expires_at_ms INTEGER NOT NULL,
+                environment TEXT NOT NULL,
+                source TEXT NOT NULL,
+                apple_notification_type TEXT NOT NULL
+            );
+            CREATE INDEX history_by_user_time
+                ON history_events(user_rowid, occurred_at_ms, event_id);
+            CREATE INDEX history_by_user_product_time
+                ON history_events(user_rowid, product_id, occurred_at_ms, event_id);
+            CREATE TABLE processed_sources (
+                source TEXT NOT NULL,
+                source_id TEXT NOT NULL,
+                user_rowid INTEGER NOT NULL REFERENCES users(id),
+                processed_at_ms INTEGER NOT NULL,
+                PRIMARY KEY (source, source_id)
+            ) WITHOUT ROWID;
+            """),
+    ])
+}

@@ -1,0 +1,55 @@
+/// Why the entitlement store could not do what was asked, in words the caller can act on.
+///
+/// The code is extensible (a struct, not a public enum) so new codes are not breaking changes;
+/// the service maps codes to gRPC status. ``cause`` holds the underlying error (e.g. a
+/// ``SQLite/SQLiteError``) for logs only: it may contain SQL and paths.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Wrapped: String, Hashable, Sendable {
+            case ownershipConflict, badPageToken, schemaTooNew, schemaMismatch
+            case storageFailure, closed
+        }
+
+        private let wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
+        /// Another user owns the chain and the policy is ``TransferPolicy/reject`` (PERMISSION_DENIED).
+        public static let ownershipConflict = Code(.ownershipConflict)
+        /// The page token was not one this store issued (INVALID_ARGUMENT).
+        public static let badPageToken = Code(.badPageToken)
+        /// The database was written by a newer entitlementd; refusing protects it.
+        public static let schemaTooNew = Code(.schemaTooNew)
+        /// The database's applied migrations differ from this binary's: history was edited.
+        public static let schemaMismatch = Code(.schemaMismatch)
+        /// SQLite or the file system failed (disk full, I/O error, lock timeout); retrying may help.
+        public static let storageFailure = Code(.storageFailure)
+        /// The store was closed (shutdown in progress).
+        public static let closed = Code(.closed)
+
+        public var description: String { wrapped.rawValue }
+    }
+
+    public var code: Code
+    public var message: String
+    public var cause: (any Error)?
+
+    public init(code: Code, message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String {
+        guard let cause else { return "\(code): \(message)" }
+        return "\(code): \(message) (cause: \(cause))"
+    }
+
+    /// Wraps a lower-level failure as ``Code/storageFailure`` unless it already is a StoreError.
+    static func storage(_ error: any Error, _ what: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        return StoreError(code: .storageFailure, message: "\(what) failed; retry later", cause: error)
+    }
+
+    static let closedStore = StoreError(
+        code: .closed, message: "the entitlement store is closed; the service is shutting down")
+}

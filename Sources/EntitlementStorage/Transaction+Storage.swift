@@ -1,0 +1,55 @@
+import Entitlements
+import SQLite
+
+/// How a ``Transaction`` maps to a `transactions` row joined with its chain.
+extension Transaction {
+    /// Columns read by ``init(row:)``, in order; the query must alias transactions as `t` and
+    /// chains as `c`.
+    static let selectColumns = """
+        c.original_transaction_id, t.transaction_id, t.product_id, t.purchase_date_ms,
+        t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
+        t.is_trial_period, t.is_in_intro_offer_period, t.is_upgraded,
+        t.subscription_group_identifier, t.web_order_line_item_id, t.in_app_ownership_type,
+        t.app_account_token, t.environment, t.declared_product_type
+        """
+
+    /// Decodes the columns of ``selectColumns``, starting at column 0.
+    init(row: Statement) {
+        self.init(
+            transactionID: row.string(at: 1),
+            originalTransactionID: row.string(at: 0),
+            productID: row.string(at: 2),
+            purchaseDateMs: row.int64(at: 3),
+            originalPurchaseDateMs: row.int64(at: 4),
+            expiresDateMs: row.optionalInt64(at: 5),
+            cancellationDateMs: row.optionalInt64(at: 6),
+            isTrialPeriod: row.bool(at: 7),
+            isInIntroOfferPeriod: row.bool(at: 8),
+            isUpgraded: row.bool(at: 9),
+            subscriptionGroupIdentifier: row.optionalString(at: 10),
+            webOrderLineItemID: row.optionalString(at: 11),
+            inAppOwnershipType: row.optionalString(at: 12),
+            appAccountToken: row.optionalString(at: 13),
+            environment: Environment(rawValue: row.string(at: 14)) ?? .production,
+            declaredProductType: row.optionalString(at: 15).flatMap(ProductType.init(rawValue:)))
+    }
+
+    /// The stored transaction updated with what `incoming` adds, never taking anything away.
+    ///
+    /// Apple never un-refunds or un-upgrades a transaction, so a late or replayed copy without
+    /// those fields must not clear them: a cancellation date, once seen, stays; `isUpgraded`
+    /// only turns on; absent optional fields are filled in. Everything else is immutable
+    /// per transaction_id and keeps its first stored value.
+    func merged(with incoming: Transaction) -> Transaction {
+        var merged = self
+        merged.cancellationDateMs = cancellationDateMs ?? incoming.cancellationDateMs
+        merged.expiresDateMs = expiresDateMs ?? incoming.expiresDateMs
+        merged.isUpgraded = isUpgraded || incoming.isUpgraded
+        merged.subscriptionGroupIdentifier = subscriptionGroupIdentifier ?? incoming.subscriptionGroupIdentifier
+        merged.webOrderLineItemID = webOrderLineItemID ?? incoming.webOrderLineItemID
+        merged.inAppOwnershipType = inAppOwnershipType ?? incoming.inAppOwnershipType
+        merged.appAccountToken = appAccountToken ?? incoming.appAccountToken
+        merged.declaredProductType = declaredProductType ?? incoming.declaredProductType
+        return merged
+    }
+}

@@ -1,0 +1,71 @@
+import Entitlements
+
+/// One unit of work for the writer thread, with the continuation that answers its caller.
+enum WriteJob: Sendable {
+    case write(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)
+    case seed([FactsWrite], CheckedContinuation<Void, any Error>)
+}
+
+/// The hand-off between callers (any thread) and the writer thread.
+///
+/// Callers append and return at once; the writer takes everything queued when it is free, so
+/// the writes that arrive while a batch commits become the next batch (group commit).
+final class WriteQueue: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var jobs: [WriteJob] = []
+    private var isClosed = false
+    private var isFinished = false
+    private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Queues `job`; `false` once the queue is closed (the caller must answer the job itself).
+    func enqueue(_ job: WriteJob) -> Bool {
+        lock.withLock {
+            guard !isClosed else { return false }
+            jobs.append(job)
+            if jobs.count == 1 { lock.signal() }
+            return true
+        }
+    }
+
+    /// Blocks until work is queued; returns up to `limit` jobs in arrival order, or `nil` once
+    /// the queue is closed and drained.
+    func take(limit: Int) -> [WriteJob]? {
+        lock.withLock {
+            while jobs.isEmpty && !isClosed { lock.wait() }
+            if jobs.isEmpty { return nil }
+            if jobs.count <= limit {
+                defer { jobs = [] }
+                return jobs
+            }
+            defer { jobs.removeFirst(limit) }
+            return Array(jobs[..<limit])
+        }
+    }
+
+    /// Refuses new jobs; the writer still drains what was queued before.
+    func close() {
+        lock.withLock {
+            isClosed = true
+            lock.signal()
+        }
+    }
+
+    /// Resumes `waiter` once the writer has drained the queue and closed its connection.
+    func waitUntilFinished(_ waiter: CheckedContinuation<Void, Never>) {
+        let finished = lock.withLock {
+            if !isFinished { finishWaiters.append(waiter) }
+            return isFinished
+        }
+        if finished { waiter.resume() }
+    }
+
+    /// Called by the writer thread as its last act.
+    func markFinished() {
+        let waiters = lock.withLock {
+            isFinished = true
+            defer { finishWaiters.removeAll() }
+            return finishWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
