@@ -1,1 +1,26 @@
-print("entitlementd: not yet wired")
+import Foundation
+import ServiceRuntime
+
+// The composition root: parse flags, build every component, serve until SIGTERM.
+let flags: ParsedFlags
+do {
+    flags = try DaemonFlags.parser.parse(Array(CommandLine.arguments.dropFirst()),
+                                         environment: ProcessInfo.processInfo.environment)
+} catch {
+    FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
+    exit(2)
+}
+if flags.helpRequested {
+    print(DaemonFlags.parser.usage)
+    exit(0)
+}
+do {
+    let daemon = try Daemon(flags: flags)
+    exit(daemon.run())
+} catch let error as FlagError {
+    FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("entitlementd: cannot start: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// One command-line flag: its name, what it means, and its default.
+public struct FlagSpec: Sendable {
+    public var name: String
+    public var valueName: String
+    public var help: String
+    public var defaultValue: String?
+    /// A switch (`--x`, or `--x=false`) rather than `--x VALUE`.
+    public var isSwitch: Bool
+
+    public init(_ name: String, value valueName: String = "VALUE", default defaultValue: String? = nil,
+                isSwitch: Bool = false, help: String) {
+        self.name = name
+        self.valueName = valueName
+        self.help = help
+        self.defaultValue = defaultValue
+        self.isSwitch = isSwitch
+    }
+
+    /// `--auth-tokens-file` reads `ENTITLEMENTD_AUTH_TOKENS_FILE` when not given.
+    public func environmentName(prefix: String) -> String {
+        prefix + "_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+}
+
+/// A flag problem, phrased for the person who typed the command.
+public struct FlagError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Parsed flags: command line first, then the environment, then defaults.
+public struct ParsedFlags: Sendable {
+    public let values: [String: String]
+    public let helpRequested: Bool
+
+    public func string(_ name: String) -> String? { values[name] }
+
+    public func int(_ name: String, range: ClosedRange<Int> = 0...Int.max) throws(FlagError) -> Int? {
+        guard let text = values[name] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw FlagError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+        }
+        return value
+    }
+
+    public func bool(_ name: String) throws(FlagError) -> Bool {
+        guard let text = values[name] else { return false }
+        switch text.lowercased() {
+        case "true", "1", "yes", "": return true
+        case "false", "0", "no": return false
+        default: throw FlagError("--\(name) must be true or false, got '\(text)'")
+        }
+    }
+
+    /// Durations are written `500ms`, `30s`, `5m` or `1h`; a bare number means seconds.
+    public func duration(_ name: String) throws(FlagError) -> Duration? {
+        guard let text = values[name] else { return nil }
+        guard let duration = ParsedFlags.parseDuration(text) else {
+            throw FlagError("--\(name) must be a duration such as 500ms, 30s, 5m or 1h, got '\(text)'")
+        }
+        return duration
+    }
+
+    static func parseDuration(_ text: String) -> Duration? {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        for (suffix, milliseconds) in units where text.hasSuffix(suffix) {
+            let number = text.dropLast(suffix.count)
+            if suffix == "s" && number.hasSuffix("m") { continue }
+            guard let value = Int64(number), value >= 0 else { return nil }
+            return .milliseconds(value * milliseconds)
+        }
+        guard let seconds = Int64(text), seconds >= 0 else { return nil }
+        return .seconds(seconds)
+    }
+}
+
+/// Parses `--name value`, `--name=value` and switches against a fixed list of specs.
+public struct FlagParser: Sendable {
+    public let program: String
+    public let summary: String
+    public let environmentPrefix: String
+    public let specs: [FlagSpec]
+
+    public init(program: String, summary: String, environmentPrefix: String, specs: [FlagSpec]) {
+        self.program = program
+        self.summary = summary
+        self.environmentPrefix = environmentPrefix
+        self.specs = specs
+    }
+
+    public func parse(_ arguments: [String], environment: [String: String]) throws(FlagError) -> ParsedFlags {
+        var values: [String: String] = [:]
+        var help = false
+        var i = 0
+        while i < arguments.count {
+            let argument = arguments[i]
+            i += 1
+            if argument == "--help" || argument == "-h" {
+                help = true
+                continue
+            }
+            guard argument.hasPrefix("--") else {
+                throw FlagError("unexpected argument '\(argument)' (flags start with --; see --help)")
+            }
+            var name = String(argument.dropFirst(2))
+            var inlineValue: String?
+            if let equals = name.firstIndex(of: "=") {
+                inlineValue = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let spec = specs.first(where: { $0.name == name }) else {
+                throw FlagError("unknown flag --\(name) (see --help)")
+            }
+            if let inlineValue {
+                values[name] = inlineValue
+            } else if spec.isSwitch {
+                values[name] = "true"
+            } else {
+                guard i < arguments.count else { throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)") }
+                values[name] = arguments[i]
+                i += 1
+            }
+        }
+        for spec in specs where values[spec.name] == nil {
+            if let fromEnvironment = environment[spec.environmentName(prefix: environmentPrefix)] {
+                values[spec.name] = fromEnvironment
+            } else if let defaultValue = spec.defaultValue {
+                values[spec.name] = defaultValue
+            }
+        }
+        return ParsedFlags(values: values, helpRequested: help)
+    }
+
+    public var usage: String {
+        var lines = ["usage: \(program) [flags]", "", summary, "", "flags (each also read from \(environmentPrefix)_<FLAG>, e.g. \(specs.first.map { $0.environmentName(prefix: environmentPrefix) } ?? "")):"]
+        for spec in specs {
+            let left = spec.isSwitch ? "  --\(spec.name)" : "  --\(spec.name) \(spec.valueName)"
+            var text = left.padding(toLength: max(left.count + 2, 34), withPad: " ", startingAt: 0) + spec.help
+            if let defaultValue = spec.defaultValue, !spec.isSwitch { text += " (default \(defaultValue))" }
+            lines.append(text)
+        }
+        lines.append("  --help                          this text")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,111 @@
+import EntitlementService
+import Foundation
+import HTTPCore
+import RPCCore
+import RPCTransport
+import ServiceRuntime
+
+/// Wires the components together and owns the process lifecycle.
+final class Daemon {
+    let flags: ParsedFlags
+    let logger: Logger
+    let metrics = MetricsRegistry()
+    let health = HealthService()
+    let authenticator: BearerTokenAuthenticator?
+    let serverConfiguration: ServerConfiguration
+    let gracePeriod: Duration
+
+    init(flags: ParsedFlags) throws {
+        self.flags = flags
+        guard let level = Logger.Level(name: flags.string("log-level")!) else {
+            throw FlagError("--log-level must be debug, info, warning or error")
+        }
+        guard let format = Logger.Format(rawValue: flags.string("log-format")!) else {
+            throw FlagError("--log-format must be text or json")
+        }
+        logger = Logger(minimumLevel: level, format: format)
+        serverConfiguration = try DaemonFlags.serverConfiguration(
+            flags, cores: ProcessInfo.processInfo.activeProcessorCount)
+        gracePeriod = try flags.duration("shutdown-grace-period")!
+        if let path = flags.string("auth-tokens-file") {
+            authenticator = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
+        } else {
+            authenticator = nil
+        }
+    }
+
+    static func readTokens(_ path: String) throws -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw FlagError("--auth-tokens-file \(path) cannot be read: \(error.localizedDescription)")
+        }
+    }
+
+    /// Serves until SIGTERM or SIGINT, then drains and returns the exit code.
+    func run() -> Int32 {
+        var router = RPCRouter()
+        health.register(into: &router)
+        EntitlementRPCs().register(into: &router)
+
+        let metrics = self.metrics
+        let logger = self.logger
+        var http = HTTPRouter()
+        http.add("GET", "/healthz") { _, writer in writer.respond(.text(200, "ok")) }
+        http.add("GET", "/metrics") { _, writer in
+            writer.respond(.text(200, metrics.render(), contentType: "text/plain; version=0.0.4"))
+        }
+        let grpc = GRPCServer(
+            router: router,
+            configuration: .init(maxReceiveMessageSize: serverConfiguration.http2.maxRequestBodySize - 5),
+            authenticator: authenticator, fallback: http,
+            observer: { method, code, _ in
+                metrics.increment("entitlementd_rpc_requests_total", help: "gRPC calls by method and status",
+                                  labels: [("method", method), ("code", code.description)])
+            },
+            reportFailure: { method, error in logger.error("handler failed", [("method", method), ("error", "\(error)")]) })
+
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(configuration: serverConfiguration, service: grpc)
+        } catch {
+            logger.error("cannot listen", [("error", "\(error)")])
+            return 1
+        }
+        metrics.registerGauge("entitlementd_open_connections", help: "client connections open now") {
+            Double(server.openConnections)
+        }
+        metrics.registerGauge("process_resident_memory_bytes", help: "resident set size") { residentMemoryBytes() }
+
+        // One line on stdout, written in one call and unbuffered: scripts and tests wait for it.
+        FileHandle.standardOutput.write(Data("entitlementd listening on \(server.boundAddress)\n".utf8))
+        if authenticator == nil {
+            logger.warning("RPCs are unauthenticated (no --auth-tokens-file): fine on loopback, not in production")
+        }
+        return waitForShutdown(server)
+    }
+
+    private func waitForShutdown(_ server: HTTPServer) -> Int32 {
+        let stop = DispatchSemaphore(value: 0)
+        let signals = SignalWatcher()
+        let logger = self.logger
+        signals.on(SIGTERM) { stop.signal() }
+        signals.on(SIGINT) { stop.signal() }
+        if let authenticator, let path = flags.string("auth-tokens-file") {
+            signals.on(SIGHUP) {
+                do {
+                    authenticator.replace(fileContents: try Daemon.readTokens(path))
+                    logger.info("reloaded auth tokens", [("count", String(authenticator.tokenCount))])
+                } catch {
+                    logger.error("auth token reload failed; keeping the previous tokens", [("error", "\(error)")])
+                }
+            }
+        }
+        stop.wait()
+        logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
+        health.beginShutdown()
+        server.shutdown(gracePeriod: gracePeriod)
+        logger.info("stopped")
+        return 0
+    }
+}

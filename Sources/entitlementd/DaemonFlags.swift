@@ -1,0 +1,60 @@
+import HTTP2
+import HTTP1
+import RPCTransport
+import ServiceRuntime
+
+/// Every flag entitlementd takes. Each is also read from ENTITLEMENTD_<FLAG_IN_UPPER_SNAKE>.
+enum DaemonFlags {
+    static let parser = FlagParser(
+        program: "entitlementd",
+        summary: "App Store entitlement service: gRPC (h2c) and HTTP/1.1 on one plain-TCP port.",
+        environmentPrefix: "ENTITLEMENTD",
+        specs: [
+            FlagSpec("listen", value: "HOST:PORT", default: "127.0.0.1:50051",
+                     help: "address to serve gRPC, /healthz, /metrics and Apple's webhook on"),
+            FlagSpec("database", value: "PATH", default: "./entitlements.sqlite",
+                     help: "SQLite database file (created when missing)"),
+            FlagSpec("threads", value: "N", help: "event-loop threads (default: number of cores)"),
+            FlagSpec("auth-tokens-file", value: "PATH",
+                     help: "bearer tokens callers must present, one per line; SIGHUP reloads"),
+            FlagSpec("max-concurrent-streams", value: "N", default: "256",
+                     help: "HTTP/2 streams in flight per connection"),
+            FlagSpec("max-connections", value: "N", default: "10000",
+                     help: "open connections; further ones are closed at accept"),
+            FlagSpec("max-message-size", value: "BYTES", default: "4194304",
+                     help: "largest request message (gRPC RESOURCE_EXHAUSTED / HTTP 413 above it)"),
+            FlagSpec("max-header-list-size", value: "BYTES", default: "16384",
+                     help: "largest request header block (RESOURCE_EXHAUSTED / 431 above it)"),
+            FlagSpec("idle-timeout", value: "DURATION", default: "300s",
+                     help: "close connections with nothing in flight for this long"),
+            FlagSpec("header-read-timeout", value: "DURATION", default: "10s",
+                     help: "a request head must arrive within this long (slowloris defence)"),
+            FlagSpec("shutdown-grace-period", value: "DURATION", default: "10s",
+                     help: "how long SIGTERM waits for in-flight requests"),
+            FlagSpec("log-level", value: "LEVEL", default: "info", help: "debug, info, warning or error"),
+            FlagSpec("log-format", value: "FORMAT", default: "text", help: "text or json"),
+        ])
+
+    /// The transport settings the flags describe.
+    static func serverConfiguration(_ flags: ParsedFlags, cores: Int) throws(FlagError) -> ServerConfiguration {
+        let listen = flags.string("listen")!
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65535).contains(port) else {
+            throw FlagError("--listen must be HOST:PORT (e.g. 127.0.0.1:50051), got '\(listen)'")
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        if host.isEmpty { host = "0.0.0.0" }
+        let messageLimit = try flags.int("max-message-size", range: 1024...(64 << 20))!
+        let headerLimit = try flags.int("max-header-list-size", range: 1024...(1 << 20))!
+        return ServerConfiguration(
+            host: host, port: port,
+            threads: try flags.int("threads", range: 1...256) ?? cores,
+            maxConnections: try flags.int("max-connections", range: 1...1_000_000)!,
+            http2: HTTP2Limits(maxConcurrentStreams: UInt32(try flags.int("max-concurrent-streams", range: 1...100_000)!),
+                               maxHeaderListSize: headerLimit, maxRequestBodySize: messageLimit + 5),
+            http1: HTTP1RequestParser.Limits(maxHeaderBytes: headerLimit, maxBodySize: messageLimit + 5),
+            idleTimeout: try flags.duration("idle-timeout")!,
+            headerReadTimeout: try flags.duration("header-read-timeout")!)
+    }
+}
