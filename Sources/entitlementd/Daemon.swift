@@ -47,6 +47,10 @@ final class Daemon {
         var router = RPCRouter()
         health.register(into: &router)
         EntitlementRPCs().register(into: &router)
+        if (try? flags.bool("enable-testing-service")) == true {
+            TestingService().register(into: &router)
+            logger.warning("test-only service entitlementd.testing.v1 is enabled: never do this in production")
+        }
 
         let metrics = self.metrics
         let logger = self.logger
