@@ -49,6 +49,7 @@ final class Writer: @unchecked Sendable {
             commit(batch)
         }
         readers.close()
+        cache.invalidateAll()
         // Closing the writer last lets SQLite checkpoint the WAL into the database file.
         db.close()
         queue.markFinished()

@@ -1,0 +1,77 @@
+import Entitlements
+import EntitlementStorage
+import XCTest
+
+final class HistoryTests: StoreTestCase {
+    private func event(_ id: String, at occurredAtMs: Int64, product: String = "p.monthly") -> HistoryEvent {
+        HistoryEvent(eventID: id, kind: .other, occurredAtMs: occurredAtMs, productID: product,
+                     transactionID: "t", originalTransactionID: "t", environment: .production,
+                     source: .notificationV2, appleNotificationType: "TEST")
+    }
+
+    /// Pages through everything, asserting each page's size.
+    private func allPages(
+        _ store: EntitlementStore, user: String, product: String? = nil, pageSize: Int
+    ) throws -> [HistoryEvent] {
+        var events: [HistoryEvent] = []
+        var token: String?
+        repeat {
+            let page = try store.history(userID: user, productID: product, pageSize: pageSize, pageToken: token)
+            XCTAssertLessThanOrEqual(page.events.count, HistoryPage.clampedPageSize(pageSize))
+            events += page.events
+            token = page.nextPageToken.isEmpty ? nil : page.nextPageToken
+            XCTAssertTrue(token == nil || !page.events.isEmpty)
+        } while token != nil
+        return events
+    }
+
+    func testPaginationHasNoGapOrDuplicateAcrossClockTies() async throws {
+        let store = try openStore()
+        // 1,201 events over only 13 distinct instants; ids chosen so that id order and
+        // insertion order disagree (shuffled, with prefixes like e1 < e10 < e100).
+        var expected = (0..<1_201).map { index in event("e\(index)", at: Int64(1_000 + index % 13)) }
+        var generator = SystemRandomNumberGenerator()
+        expected.shuffle(using: &generator)
+        for chunk in stride(from: 0, to: expected.count, by: 100) {
+            let events = Array(expected[chunk..<min(chunk + 100, expected.count)])
+            _ = try await store.write(FactsWrite(userID: "alice", source: .notificationV2, events: events))
+        }
+        expected.sort { ($0.occurredAtMs, $0.eventID) > ($1.occurredAtMs, $1.eventID) }
+
+        for pageSize in [1, 7, 50, 500, 10_000] {
+            let pages = try allPages(store, user: "alice", pageSize: pageSize)
+            XCTAssertEqual(pages.count, 1_201, "page size \(pageSize)")
+            XCTAssertEqual(pages.map(\.eventID), expected.map(\.eventID), "page size \(pageSize)")
+        }
+        let first = try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil)
+        XCTAssertEqual(first.events.count, 50, "0 means the default page size")
+        let clamped = try store.history(userID: "alice", productID: nil, pageSize: 100_000, pageToken: nil)
+        XCTAssertEqual(clamped.events.count, 500)
+        await store.close()
+    }
+
+    func testProductFilter() async throws {
+        let store = try openStore()
+        let events = (0..<30).map { event("e\($0)", at: Int64($0), product: $0 % 3 == 0 ? "p.yearly" : "p.monthly") }
+        _ = try await store.write(FactsWrite(userID: "alice", source: .notificationV2, events: events))
+        _ = try await store.write(FactsWrite(userID: "bob", source: .notificationV2,
+                                             events: [event("b1", at: 5, product: "p.yearly")]))
+        let yearly = try allPages(store, user: "alice", product: "p.yearly", pageSize: 4)
+        XCTAssertEqual(yearly.map(\.eventID), stride(from: 27, through: 0, by: -3).map { "e\($0)" })
+        XCTAssertEqual(try allPages(store, user: "alice", product: "p.none", pageSize: 4), [])
+        XCTAssertEqual(try allPages(store, user: "nobody", pageSize: 4), [])
+        await store.close()
+    }
+
+    func testABadPageTokenIsADistinctError() async throws {
+        let store = try openStore()
+        for token in ["garbage", "zz", "31", "317c787c65", String(repeating: "ab", count: 5_000)] {
+            await assertStoreError(.badPageToken) {
+                _ = try store.history(userID: "alice", productID: nil, pageSize: 10, pageToken: token)
+            }
+        }
+        let empty = try store.history(userID: "alice", productID: nil, pageSize: 10, pageToken: "")
+        XCTAssertEqual(empty, HistoryPage(events: [], nextPageToken: ""), "empty token means the first page")
+        await store.close()
+    }
+}

@@ -1,0 +1,70 @@
+import Entitlements
+import EntitlementStorage
+import SQLite
+import XCTest
+
+final class MigrationTests: StoreTestCase {
+    func testMigratesAnEmptyFileToTheLatestVersion() async throws {
+        let store = try openStore()
+        await store.close()
+        let db = try Connection(path: databasePath)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 3)
+        XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 3)
+        let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        var names: [String] = []
+        while try tables.step() { names.append(tables.string(at: 0)) }
+        XCTAssertEqual(names, ["chains", "history_events", "processed_sources", "renewal_infos",
+                               "schema_migrations", "transactions", "users"])
+    }
+
+    func testReopenKeepsEverything() async throws {
+        let transaction = Fixture.subscription("1000", chain: "1000")
+        let renewal = RenewalInfo(originalTransactionID: "1000", autoRenewStatus: true,
+                                  autoRenewProductID: "com.example.yearly", expirationIntent: 2,
+                                  signedDateMs: 5)
+        var store = try openStore()
+        _ = try await store.write(Fixture.receipt("alice", [transaction], renewals: [renewal], sourceID: "r1"))
+        let factsBefore = try store.facts(userID: "alice")
+        let historyBefore = try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil)
+        await store.close()
+
+        store = try openStore()
+        XCTAssertEqual(try store.facts(userID: "alice"), factsBefore)
+        XCTAssertEqual(factsBefore.transactions, [transaction], "every Transaction field round-trips")
+        XCTAssertEqual(factsBefore.renewalInfos, ["1000": renewal])
+        XCTAssertEqual(try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil),
+                       historyBefore)
+        let replay = try await store.write(Fixture.receipt("alice", [transaction], sourceID: "r1"))
+        XCTAssertTrue(replay.alreadyProcessed)
+        await store.close()
+    }
+
+    func testRefusesADatabaseWithANewerSchema() async throws {
+        try await openStore().close()
+        do {
+            let db = try Connection(path: databasePath)
+            try db.execute("PRAGMA user_version = 7")
+        }
+        let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
+        XCTAssertEqual(error?.message, "database schema version 7 is newer than this entitlementd "
+                       + "knows (3): upgrade entitlementd or point --database elsewhere")
+    }
+
+    func testRefusesAnEditedMigrationHistory() async throws {
+        try await openStore().close()
+        do {
+            let db = try Connection(path: databasePath)
+            try db.execute("UPDATE schema_migrations SET name = 'renamed' WHERE version = 2")
+        }
+        await assertStoreError(.schemaMismatch) { _ = try self.openStore() }
+    }
+
+    func testWritesAndReadsAfterCloseFail() async throws {
+        let store = try openStore()
+        await store.close()
+        await store.close()
+        await assertStoreError(.closed) { _ = try await store.write(Fixture.receipt("bob", [])) }
+        await assertStoreError(.closed) { _ = try store.facts(userID: "bob") }
+    }
+}

@@ -1,0 +1,50 @@
+import Entitlements
+import EntitlementStorage
+import Foundation
+import XCTest
+
+/// Base for store tests: a fresh directory per test, removed afterwards; real files, no mocks.
+class StoreTestCase: XCTestCase {
+    private(set) var directory = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "entitlement-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    var databasePath: String { directory + "/entitlements.sqlite" }
+
+    func openStore(
+        policy: TransferPolicy = .transfer, cacheCapacity: Int = 10_000
+    ) throws -> EntitlementStore {
+        try EntitlementStore(
+            path: databasePath,
+            configuration: .init(transferPolicy: policy, factsCacheCapacity: cacheCapacity))
+    }
+
+    func transactionIDs(_ facts: UserFacts) -> Set<String> {
+        Set(facts.transactions.map(\.transactionID))
+    }
+
+    /// Asserts that `body` throws a ``StoreError`` with `code`; returns it for more checks.
+    @discardableResult
+    func assertStoreError(
+        _ code: StoreError.Code, file: StaticString = #filePath, line: UInt = #line,
+        _ body: () async throws -> Void
+    ) async -> StoreError? {
+        do {
+            try await body()
+            XCTFail("expected StoreError \(code), nothing was thrown", file: file, line: line)
+        } catch let error as StoreError {
+            XCTAssertEqual(error.code, code, "\(error)", file: file, line: line)
+            return error
+        } catch {
+            XCTFail("expected StoreError \(code), got \(error)", file: file, line: line)
+        }
+        return nil
+    }
+}
