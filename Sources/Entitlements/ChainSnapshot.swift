@@ -1,0 +1,134 @@
+/// One chain (the transactions sharing an `original_transaction_id`) as it stood at an instant.
+///
+/// Holds array positions rather than copies: the rules run on every check, and a transaction
+/// carries a dozen strings whose retain/release would dominate the cost.
+struct ChainSnapshot {
+    /// The chain's newest transaction at `t`, refunded or not: it says whether the chain ended
+    /// in a refund.
+    private let newest: Int
+    /// The period the state rests on: the newest transaction that can grant access at `t`.
+    private let latest: Int?
+
+    /// `nil` when no transaction of the chain had been purchased at `t`: the chain did not exist
+    /// yet, so it has no entitlement at all (not even an expired one).
+    ///
+    /// Transactions purchased after `t` are ignored, for historical and current queries alike: a
+    /// user who lapsed in March and resubscribed in June was not entitled in April. Apple's
+    /// purchase dates reach us after the fact, so for "now" this filter only ever bites on clock
+    /// skew, which is worth less than one rule for both kinds of query.
+    init?(chainStartingAt first: Int, in transactions: [Transaction], at t: Int64) {
+        let chainID = transactions[first].originalTransactionID
+        var newest = -1
+        var latest = -1
+        for index in first..<transactions.endIndex
+        where transactions[index].purchaseDateMs <= t
+            && transactions[index].originalTransactionID == chainID {
+            if newest < 0 || transactions[newest].isOrdered(before: transactions[index]) {
+                newest = index
+            }
+            if transactions[index].isEligible(at: t),
+               latest < 0 || transactions[latest].isOrdered(before: transactions[index]) {
+                latest = index
+            }
+        }
+        guard newest >= 0 else { return nil }
+        self.newest = newest
+        self.latest = latest < 0 ? nil : latest
+    }
+
+    /// The chain's entitlement at `t`; `nil` for consumables, which are used up and grant nothing
+    /// (their history is the store's business).
+    ///
+    /// The first rule that holds decides the state:
+    /// 1. ACTIVE: `latest` exists and covers `t` (its expiry is after `t`; a non-consumable
+    ///    always covers it). A grace period in the renewal info does not matter then.
+    /// 2. GRACE_PERIOD: auto-renewable, `latest` expired, renewal info's grace expiry after `t`:
+    ///    Apple is retrying the charge and the customer keeps access meanwhile.
+    /// 3. REVOKED: the chain's newest transaction was refunded and nothing above holds. This
+    ///    also covers a chain whose every transaction was refunded.
+    /// 4. BILLING_RETRY: auto-renewable, `latest` expired, renewal info says Apple is retrying.
+    /// 5. EXPIRED: everything else, including a chain whose every transaction was upgraded
+    ///    away: the access moved to the upgrade's transaction, so this chain must not show as
+    ///    active, yet nothing was refunded either.
+    ///
+    /// Fields (product, expiry, purchase date, trial and intro flags, group, environment,
+    /// latest_transaction_id) come from `latest`, or from the newest transaction when no
+    /// transaction can grant (all refunded or upgraded), so the answer still names what ended
+    /// it. `purchased_at_ms` is that transaction's purchase: when the current period was bought.
+    func entitlement(
+        in transactions: [Transaction], renewalInfos: [String: RenewalInfo], catalog: Catalog,
+        at t: Int64
+    ) -> Entitlement? {
+        let subject = transactions[latest ?? newest]
+        let entry = catalog.entry(for: subject.productID)
+        let productType = Self.productType(of: subject, entry: entry)
+        let expiresAtMs: Int64
+        switch productType {
+        case .consumable: return nil
+        case .nonConsumable: expiresAtMs = 0
+        case .nonRenewing: expiresAtMs = Self.nonRenewingExpiry(of: subject, entry: entry)
+        case .autoRenewable: expiresAtMs = subject.expiresDateMs ?? 0
+        }
+        let renewal = productType == .autoRenewable
+            ? Self.renewalInfo(for: subject.originalTransactionID, in: renewalInfos, at: t) : nil
+
+        let state: EntitlementState
+        if latest != nil, productType == .nonConsumable || expiresAtMs > t {
+            state = .active
+        } else if latest != nil, let grace = renewal?.gracePeriodExpiresDateMs, grace > t {
+            state = .gracePeriod
+        } else if transactions[newest].isRefunded {
+            state = .revoked
+        } else if latest != nil, renewal?.isInBillingRetryPeriod == true {
+            state = .billingRetry
+        } else {
+            state = .expired
+        }
+
+        return Entitlement(
+            productID: subject.productID, originalTransactionID: subject.originalTransactionID,
+            state: state, purchasedAtMs: subject.purchaseDateMs, expiresAtMs: expiresAtMs,
+            gracePeriodExpiresAtMs: renewal?.gracePeriodExpiresDateMs ?? 0,
+            willAutoRenew: renewal?.autoRenewStatus ?? false,
+            isTrialPeriod: subject.isTrialPeriod, isInIntroOfferPeriod: subject.isInIntroOfferPeriod,
+            productType: productType, subscriptionGroupID: subject.subscriptionGroupIdentifier ?? "",
+            environment: subject.environment, latestTransactionID: subject.transactionID,
+            entitlementID: entry?.entitlementID ?? subject.productID)
+    }
+
+    /// The catalog wins, being the app's own statement; then the type Apple declared (StoreKit 2
+    /// data); then the shape: an expiry means an auto-renewable, none means a non-consumable.
+    /// Shape cannot reveal a non-renewing subscription or a consumable, hence the catalog.
+    static func productType(of transaction: Transaction, entry: CatalogEntry?) -> ProductType {
+        if let entry { return entry.productType }
+        if let declared = transaction.declaredProductType { return declared }
+        return transaction.expiresDateMs == nil ? .nonConsumable : .autoRenewable
+    }
+
+    /// Apple does not track a non-renewing subscription's end; the catalog's duration does.
+    ///
+    /// Without an entry (Apple declared the type, the catalog forgot it) an expiry Apple sent is
+    /// used, else the purchase instant: granting nothing fails closed, where guessing a span
+    /// or granting forever would give away paid access.
+    static func nonRenewingExpiry(of transaction: Transaction, entry: CatalogEntry?) -> Int64 {
+        guard let duration = entry?.durationMs else {
+            return transaction.expiresDateMs ?? transaction.purchaseDateMs
+        }
+        let (end, overflow) = transaction.purchaseDateMs.addingReportingOverflow(duration)
+        return overflow ? .max : end
+    }
+
+    /// The chain's renewal info as it was known at `t`, for auto-renewables only.
+    ///
+    /// The store keeps only the newest renewal info per chain; one signed after `t` describes a
+    /// later moment (a retry or grace period that started after `t`, a later auto-renew
+    /// toggle), so a historical query ignores it rather than project today's state backwards.
+    static func renewalInfo(
+        for chainID: String, in renewalInfos: [String: RenewalInfo], at t: Int64
+    ) -> RenewalInfo? {
+        guard !renewalInfos.isEmpty, let info = renewalInfos[chainID], info.signedDateMs <= t else {
+            return nil
+        }
+        return info
+    }
+}

@@ -1,0 +1,72 @@
+/// The pure entitlement rules: what a user's stored facts grant at an instant.
+///
+/// Pure and stdlib-only because they run on every check (a budget of a microsecond or two)
+/// and because state is always derived from facts, never stored: a late or replayed fact
+/// changes the answer the same way whenever it arrives. Each chain is judged on its own by
+/// ``ChainSnapshot``; non-consumables and non-renewing purchases are chains of their own, as
+/// Apple gives each purchase its own `original_transaction_id`. An upgrade that Apple filed
+/// under a new `original_transaction_id` is simply another chain; one that kept the old id
+/// is the chain's newest eligible transaction. Either way the upgraded plan stops granting.
+public enum EntitlementRules {
+    /// Every entitlement the user has at `t`, one per chain that existed at `t`, in list order:
+    /// active first (callers read the head), then those that never expire, then by expiry,
+    /// latest first, then by product id and original transaction id so the order is total.
+    public static func entitlements(for facts: UserFacts, at t: Int64, catalog: Catalog) -> [Entitlement] {
+        var entitlements = unordered(facts, at: t, catalog: catalog)
+        entitlements.sort(by: listOrder)
+        return entitlements
+    }
+
+    /// CheckEntitlement: the entitlements matching `productID` and `entitlementID` at `t`.
+    ///
+    /// An empty filter matches anything; when both are given both must match, as filters
+    /// narrow everywhere else (and "pro.monthly or anything granting pro" is better asked as
+    /// just "pro"). The entitlement id is the catalog's, else the product id itself.
+    public static func check(
+        _ facts: UserFacts, productID: String, entitlementID: String, at t: Int64, catalog: Catalog
+    ) -> EntitlementCheck {
+        var entitlements = unordered(facts, at: t, catalog: catalog)
+        if !productID.isEmpty || !entitlementID.isEmpty {
+            entitlements.removeAll { entitlement in
+                !(productID.isEmpty || entitlement.productID == productID)
+                    || !(entitlementID.isEmpty || entitlement.entitlementID == entitlementID)
+            }
+        }
+        entitlements.sort(by: listOrder)
+        return EntitlementCheck(
+            active: entitlements.contains(where: \.isActive), entitlements: entitlements,
+            evaluatedAtMs: t)
+    }
+
+    private static func unordered(_ facts: UserFacts, at t: Int64, catalog: Catalog) -> [Entitlement] {
+        let transactions = facts.transactions
+        var entitlements: [Entitlement] = []
+        for first in transactions.indices where startsChain(at: first, in: transactions) {
+            guard let chain = ChainSnapshot(chainStartingAt: first, in: transactions, at: t),
+                  let entitlement = chain.entitlement(
+                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: t)
+            else { continue }
+            entitlements.append(entitlement)
+        }
+        return entitlements
+    }
+
+    /// Whether `index` is its chain's first position in the array, so each chain is judged once.
+    /// A user has a handful of transactions: comparing short ids beats building a dictionary.
+    private static func startsChain(at index: Int, in transactions: [Transaction]) -> Bool {
+        let chainID = transactions[index].originalTransactionID
+        for earlier in 0..<index where transactions[earlier].originalTransactionID == chainID {
+            return false
+        }
+        return true
+    }
+
+    private static func listOrder(_ a: Entitlement, _ b: Entitlement) -> Bool {
+        if a.isActive != b.isActive { return a.isActive }
+        let aEnd = a.isActive && a.expiresAtMs == 0 ? Int64.max : a.expiresAtMs
+        let bEnd = b.isActive && b.expiresAtMs == 0 ? Int64.max : b.expiresAtMs
+        if aEnd != bEnd { return aEnd > bEnd }
+        if a.productID != b.productID { return a.productID < b.productID }
+        return Transaction.id(a.originalTransactionID, precedes: b.originalTransactionID)
+    }
+}
