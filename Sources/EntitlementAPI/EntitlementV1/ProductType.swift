@@ -1,0 +1,29 @@
+extension EntitlementV1 {
+    /// `entitlement.v1.ProductType`: how a product grants access.
+    ///
+    /// Open like every proto3 enum: unknown numbers are kept, not rejected.
+    public struct ProductType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public var rawValue: Int32
+
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
+
+        public static let unspecified = ProductType(rawValue: 0)
+        public static let autoRenewable = ProductType(rawValue: 1)
+        public static let nonRenewing = ProductType(rawValue: 2)
+        public static let nonConsumable = ProductType(rawValue: 3)
+        public static let consumable = ProductType(rawValue: 4)
+
+        public var description: String {
+            switch self {
+            case .unspecified: "PRODUCT_TYPE_UNSPECIFIED"
+            case .autoRenewable: "PRODUCT_TYPE_AUTO_RENEWABLE"
+            case .nonRenewing: "PRODUCT_TYPE_NON_RENEWING"
+            case .nonConsumable: "PRODUCT_TYPE_NON_CONSUMABLE"
+            case .consumable: "PRODUCT_TYPE_CONSUMABLE"
+            default: "ProductType(\(rawValue))"
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import EntitlementAPI
+import ProtobufWire
+import XCTest
+
+/// Byte-for-byte agreement with Google's protobuf, which our gRPC clients use.
+///
+/// The hex below was produced once with grpcio-tools (Python protobuf 7.36.2):
+/// `python -m grpc_tools.protoc -I Protos --python_out=OUT entitlement/v1/entitlement.proto
+/// grpc/health/v1/health.proto`, then `Message(...).SerializeToString().hex()` with the same
+/// field values as the Swift side of each test (see Fixtures.swift).
+final class PythonGoldenTests: XCTestCase {
+    private func assertGolden<Message: ProtobufMessage>(
+        _ message: Message, _ golden: String, file: StaticString = #filePath, line: UInt = #line
+    ) {
+        XCTAssertEqual(hexString(message.protobufBytes()), golden, file: file, line: line)
+        XCTAssertEqual(try Message(protobufBytes: hex(golden)), message, file: file, line: line)
+    }
+
+    /// CheckEntitlementRequest(user_id="u0", product_id="pro.monthly")
+    func testCheckEntitlementRequest() {
+        assertGolden(EntitlementV1.CheckEntitlementRequest(userID: "u0", productID: "pro.monthly"),
+                     "0a027530120b70726f2e6d6f6e74686c79")
+    }
+
+    /// CheckEntitlementResponse(active=True, entitlements=[<Fixtures.entitlement>],
+    /// evaluated_at_ms=1702600000000): every Entitlement field, nested.
+    func testCheckEntitlementResponseWithEveryEntitlementField() {
+        assertGolden(
+            EntitlementV1.CheckEntitlementResponse(
+                active: true, entitlements: [Fixtures.entitlement], evaluatedAtMs: 1_702_600_000_000),
+            "080112570a0b70726f2e6d6f6e74686c79120a31303030303030303031180220012880d095ffbc31"
+                + "3080e090d3c6313880e8c2f3c8314001480150015801620832313030303030316802720a3130"
+                + "3030303030303039" + "7a0370726f188084f9d6c631")
+    }
+
+    /// SubmitReceiptResponse(environment=ENVIRONMENT_PRODUCTION, new_transactions=2,
+    /// apple_status=-21007): a negative int32 is a ten-byte varint.
+    func testSubmitReceiptResponseWithNegativeInt32() {
+        assertGolden(
+            EntitlementV1.SubmitReceiptResponse(environment: .production, newTransactions: 2,
+                                                appleStatus: -21_007),
+            "0801180220f1dbfeffffffffffff01")
+    }
+
+    /// ListHistoryRequest(user_id="u0", page_size=-1)
+    func testListHistoryRequestWithNegativePageSize() {
+        assertGolden(EntitlementV1.ListHistoryRequest(userID: "u0", pageSize: -1),
+                     "0a02753010ffffffffffffffffff01")
+    }
+
+    /// ListHistoryResponse(events=[<Fixtures.historyEvent>, HistoryEvent()],
+    /// next_page_token="tok"): the empty event is still sent (`0a00`).
+    func testListHistoryResponseWithEmptyEvent() {
+        assertGolden(
+            EntitlementV1.ListHistoryResponse(
+                events: [Fixtures.historyEvent, EntitlementV1.HistoryEvent()], nextPageToken: "tok"),
+            "0a470a0465762d311004188084f9d6c631220b70726f2e6d6f6e74686c792a0a3130303030303030"
+                + "3039320a313030303030303030313880e090d3c631400148035206524546554e44" + "0a00"
+                + "1203746f6b")
+    }
+
+    /// HealthCheckRequest(service="entitlement.v1.EntitlementService"),
+    /// HealthCheckResponse(status=SERVING)
+    func testHealth() {
+        assertGolden(GRPCHealthV1.HealthCheckRequest(service: "entitlement.v1.EntitlementService"),
+                     "0a21656e7469746c656d656e742e76312e456e7469746c656d656e7453657276696365")
+        assertGolden(GRPCHealthV1.HealthCheckResponse(status: .serving), "0801")
+    }
+}
