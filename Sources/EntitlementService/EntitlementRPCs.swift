@@ -1,24 +1,67 @@
 import EntitlementAPI
+import EntitlementStorage
+import Entitlements
 import RPCCore
 
 /// The `entitlement.v1.EntitlementService` methods and how each one runs.
+///
+/// CheckEntitlement and ListHistory read facts that the store keeps cached in memory and never
+/// wait for the writer, so they are registered inline: they answer on the connection's loop
+/// thread with no task hop. SubmitReceipt talks to Apple and writes, so it runs as a task.
 public struct EntitlementRPCs: Sendable {
     public static let servicePrefix = "/entitlement.v1.EntitlementService/"
 
-    public init() {}
+    let repository: any EntitlementRepository
+    let catalog: Catalog
+    let now: @Sendable () -> Int64
+
+    public init(repository: any EntitlementRepository, catalog: Catalog,
+                now: @escaping @Sendable () -> Int64) {
+        self.repository = repository
+        self.catalog = catalog
+        self.now = now
+    }
 
     public func register(into router: inout RPCRouter) {
+        router.registerInline(EntitlementRPCs.servicePrefix + "CheckEntitlement") {
+            (request: EntitlementV1.CheckEntitlementRequest, _: RPCContext) in
+            try self.checkEntitlement(request)
+        }
+        router.registerInline(EntitlementRPCs.servicePrefix + "ListHistory") {
+            (request: EntitlementV1.ListHistoryRequest, _: RPCContext) in
+            try self.listHistory(request)
+        }
         router.register(EntitlementRPCs.servicePrefix + "SubmitReceipt") {
             (_: EntitlementV1.SubmitReceiptRequest, _: RPCContext) async throws -> EntitlementV1.SubmitReceiptResponse in
             throw RPCError(.unimplemented, "SubmitReceipt is not implemented yet in this version of entitlementd")
         }
-        router.registerInline(EntitlementRPCs.servicePrefix + "CheckEntitlement") {
-            (_: EntitlementV1.CheckEntitlementRequest, _: RPCContext) throws -> EntitlementV1.CheckEntitlementResponse in
-            throw RPCError(.unimplemented, "CheckEntitlement is not implemented yet in this version of entitlementd")
+    }
+
+    func checkEntitlement(_ request: EntitlementV1.CheckEntitlementRequest) throws -> EntitlementV1.CheckEntitlementResponse {
+        guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
+        guard request.atMs >= 0 else { throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds") }
+        let at = request.atMs == 0 ? now() : request.atMs
+        let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
+        let check = EntitlementRules.check(facts, productID: request.productID,
+                                           entitlementID: request.entitlementID, at: at, catalog: catalog)
+        var response = EntitlementV1.CheckEntitlementResponse()
+        response.active = check.active
+        response.entitlements = check.entitlements.map(APIMapping.entitlement)
+        response.evaluatedAtMs = check.evaluatedAtMs
+        return response
+    }
+
+    func listHistory(_ request: EntitlementV1.ListHistoryRequest) throws -> EntitlementV1.ListHistoryResponse {
+        guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
+        let page = try withStoreErrors {
+            try repository.history(userID: request.userID,
+                                   productID: request.productID.isEmpty ? nil : request.productID,
+                                   pageSize: Int(request.pageSize),
+                                   pageToken: request.pageToken.isEmpty ? nil : request.pageToken)
         }
-        router.registerInline(EntitlementRPCs.servicePrefix + "ListHistory") {
-            (_: EntitlementV1.ListHistoryRequest, _: RPCContext) throws -> EntitlementV1.ListHistoryResponse in
-            throw RPCError(.unimplemented, "ListHistory is not implemented yet in this version of entitlementd")
-        }
+        var response = EntitlementV1.ListHistoryResponse()
+        response.events = page.events.map(APIMapping.historyEvent)
+        response.nextPageToken = page.nextPageToken
+        return response
     }
 }

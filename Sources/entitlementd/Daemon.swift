@@ -1,4 +1,6 @@
 import EntitlementService
+import EntitlementStorage
+import Entitlements
 import Foundation
 import HTTPCore
 import RPCCore
@@ -14,6 +16,8 @@ final class Daemon {
     let authenticator: BearerTokenAuthenticator?
     let serverConfiguration: ServerConfiguration
     let gracePeriod: Duration
+    let catalog: Catalog
+    let transferPolicy: TransferPolicy
 
     init(flags: ParsedFlags) throws {
         self.flags = flags
@@ -27,6 +31,11 @@ final class Daemon {
         serverConfiguration = try DaemonFlags.serverConfiguration(
             flags, cores: ProcessInfo.processInfo.activeProcessorCount)
         gracePeriod = try flags.duration("shutdown-grace-period")!
+        guard let policy = TransferPolicy(rawValue: flags.string("transfer-policy")!) else {
+            throw FlagError("--transfer-policy must be transfer or reject")
+        }
+        transferPolicy = policy
+        catalog = try Daemon.loadCatalog(flags.string("catalog"))
         if let path = flags.string("auth-tokens-file") {
             authenticator = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
         } else {
@@ -42,13 +51,32 @@ final class Daemon {
         }
     }
 
+    static func loadCatalog(_ path: String?) throws -> Catalog {
+        guard let path else { return .empty }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FlagError("--catalog \(path) cannot be read")
+        }
+        do {
+            return try Catalog(jsonBytes: Array(data), sourceName: path)
+        } catch {
+            throw FlagError("--catalog: \(error)")
+        }
+    }
+
     /// Serves until SIGTERM or SIGINT, then drains and returns the exit code.
     func run() -> Int32 {
+        let store: EntitlementStore
+        do {
+            store = try EntitlementStore(path: flags.string("database")!, transferPolicy: transferPolicy)
+        } catch {
+            logger.error("cannot open the database", [("path", flags.string("database")!), ("error", "\(error)")])
+            return 1
+        }
         var router = RPCRouter()
         health.register(into: &router)
-        EntitlementRPCs().register(into: &router)
+        EntitlementRPCs(repository: store, catalog: catalog, now: unixMillisecondsNow).register(into: &router)
         if (try? flags.bool("enable-testing-service")) == true {
-            TestingService().register(into: &router)
+            TestingService(repository: store).register(into: &router)
             logger.warning("test-only service entitlementd.testing.v1 is enabled: never do this in production")
         }
 
@@ -86,7 +114,16 @@ final class Daemon {
         if authenticator == nil {
             logger.warning("RPCs are unauthenticated (no --auth-tokens-file): fine on loopback, not in production")
         }
-        return waitForShutdown(server)
+        let code = waitForShutdown(server)
+        // In-flight writes were drained with the connections; close flushes and checkpoints.
+        let closed = DispatchSemaphore(value: 0)
+        Task {
+            await store.close()
+            closed.signal()
+        }
+        closed.wait()
+        logger.info("stopped")
+        return code
     }
 
     private func waitForShutdown(_ server: HTTPServer) -> Int32 {
@@ -109,7 +146,6 @@ final class Daemon {
         logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
         health.beginShutdown()
         server.shutdown(gracePeriod: gracePeriod)
-        logger.info("stopped")
         return 0
     }
 }

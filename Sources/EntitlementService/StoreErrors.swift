@@ -1,0 +1,34 @@
+import EntitlementStorage
+import RPCCore
+
+/// Maps storage failures to gRPC status at the service boundary: what the caller can act on
+/// gets a precise code, anything else becomes UNAVAILABLE (retryable) with a safe message.
+extension StoreError {
+    var rpcError: RPCError {
+        switch code {
+        case .ownershipConflict:
+            return RPCError(.permissionDenied, message, cause: self)
+        case .badPageToken:
+            return RPCError(.invalidArgument, "page_token is not one this server issued; start again without it", cause: self)
+        default:
+            return RPCError(.unavailable, "storage is unavailable; retry later", cause: self)
+        }
+    }
+}
+
+/// Runs a storage call, turning its errors into gRPC status.
+func withStoreErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        throw error.rpcError
+    }
+}
+
+func withStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as StoreError {
+        throw error.rpcError
+    }
+}
