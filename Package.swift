@@ -33,6 +33,8 @@ let package = Package(
         // The domain and the service.
         .target(name: "Entitlements"),
         .target(name: "EntitlementAPI", dependencies: ["ProtobufWire"]),
+        .target(name: "AppStore", dependencies: ["Entitlements"]),
+        .target(name: "JWS", dependencies: ["COpenSSL"]),
         .target(name: "EntitlementStorage", dependencies: ["Entitlements", "SQLite"]),
         .target(name: "ServiceRuntime", dependencies: ["HTTPCore"]),
         .target(name: "EntitlementService",
@@ -48,6 +50,8 @@ let package = Package(
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore"]),
         .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
+        .testTarget(name: "JWSTests", dependencies: ["JWS"]),
         .testTarget(name: "EntitlementStorageTests",
                     dependencies: ["EntitlementStorage", "Entitlements", "SQLite"]),
     ]
