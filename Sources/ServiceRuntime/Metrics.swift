@@ -46,14 +46,29 @@ public final class MetricsRegistry: Sendable {
         return out
     }
 
+    /// `{k="v",...}`. Called on every RPC, so it avoids Foundation and escapes only when needed.
     static func render(_ labels: [(String, String)]) -> String {
         guard !labels.isEmpty else { return "" }
-        let parts = labels.map { key, value in
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
-            return "\(key)=\"\(escaped)\""
+        var out = "{"
+        for (index, (key, value)) in labels.enumerated() {
+            if index > 0 { out += "," }
+            out += key
+            out += "=\""
+            if value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 10 }) {
+                for character in value {
+                    switch character {
+                    case "\\": out += "\\\\"
+                    case "\"": out += "\\\""
+                    case "\n": out += "\\n"
+                    default: out.append(character)
+                    }
+                }
+            } else {
+                out += value
+            }
+            out += "\""
         }
-        return "{" + parts.joined(separator: ",") + "}"
+        return out + "}"
     }
 
     static func format(_ value: Double) -> String {
