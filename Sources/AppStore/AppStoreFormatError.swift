@@ -1,0 +1,44 @@
+/// Why bytes from Apple could not be read; the description names the field at fault.
+///
+/// Apple's payloads drift (numbers as strings, objects for arrays), so this is raised only for
+/// what no tolerant reading can save: bytes that are not JSON, a missing identity field, a value
+/// of a type that cannot mean anything for its field. The field path ("receipt.in_app[2].
+/// purchase_date_ms") lets an operator find the offending value in a captured body.
+public struct AppStoreFormatError: Error, CustomStringConvertible, Sendable, Hashable {
+    /// What kind of mistake; extensible without breaking callers that switch on it.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Wrapped: String, Sendable, Hashable {
+            case invalidJSON = "invalid_json"
+            case missingField = "missing_field"
+            case invalidValue = "invalid_value"
+        }
+
+        private var wrapped: Wrapped
+        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
+
+        /// The bytes are not a JSON object (syntax, encoding, nesting, top-level type).
+        public static let invalidJSON = Code(.invalidJSON)
+        /// A field every record of its kind needs (an id, a purchase date) is absent or null.
+        public static let missingField = Code(.missingField)
+        /// A field is present but its type or text cannot be read as what the field means.
+        public static let invalidValue = Code(.invalidValue)
+
+        public var description: String { wrapped.rawValue }
+    }
+
+    public var code: Code
+    /// The dotted path of the field at fault ("latest_receipt_info[3].transaction_id"); empty
+    /// when the document as a whole is at fault.
+    public var field: String
+    public var message: String
+
+    public init(code: Code, field: String, message: String) {
+        self.code = code
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String {
+        field.isEmpty ? "\(code): \(message)" : "\(code): \(field): \(message)"
+    }
+}

@@ -1,0 +1,77 @@
+import Entitlements
+
+/// The transactions and renewal infos of one receipt, merged the way Apple's data requires.
+///
+/// `receipt.in_app` is frozen when the receipt was created and misses later renewals;
+/// `latest_receipt_info` is current but only for auto-renewables (consumables may appear only
+/// in `in_app`). So the result is the union by `transaction_id`, where the latest info wins a
+/// conflict. Shared by verifyReceipt responses and V1 `unified_receipt`, so both merge alike.
+struct ReceiptUnion {
+    private(set) var transactions: [String: Transaction] = [:]
+    private(set) var renewalInfos: [String: RenewalInfo] = [:]
+
+    /// Adds entries from one source; call in increasing precedence (`in_app` first, then
+    /// `latest_expired_receipt_info`, then `latest_receipt_info`), so a later source replaces
+    /// an earlier one's entry with the same `transaction_id`.
+    ///
+    /// Within one source Apple does not repeat a transaction; should it, the choice must not
+    /// depend on array order, so the entry that says more wins (a cancellation date, then the
+    /// later expiry, then the later purchase).
+    mutating func add(_ infos: [AppleJSONObject], environment: Environment) throws(AppStoreFormatError) {
+        var fromThisSource: [String: Transaction] = [:]
+        for info in infos {
+            let transaction = try Transaction(receiptInfo: info, environment: environment)
+            if let seen = fromThisSource[transaction.transactionID],
+               Self.saysMore(seen, than: transaction) {
+                continue
+            }
+            fromThisSource[transaction.transactionID] = transaction
+        }
+        transactions.merge(fromThisSource) { _, newer in newer }
+    }
+
+    /// Adds `pending_renewal_info` entries, one per chain.
+    ///
+    /// Apple sends one entry per `original_transaction_id`; duplicates are resolved by a total
+    /// order over their fields, never by position, so shuffled arrays give the same result.
+    mutating func addPendingRenewals(
+        _ infos: [AppleJSONObject], observedAtMs: Int64
+    ) throws(AppStoreFormatError) {
+        for info in infos {
+            let renewal = try RenewalInfo(pendingRenewal: info, observedAtMs: observedAtMs)
+            if let seen = renewalInfos[renewal.originalTransactionID],
+               Self.sortKey(seen) >= Self.sortKey(renewal) {
+                continue
+            }
+            renewalInfos[renewal.originalTransactionID] = renewal
+        }
+    }
+
+    /// Transactions by chain, oldest first; renewal infos by chain id.
+    var sortedTransactions: [Transaction] {
+        transactions.values.sorted(by: Transaction.chainOrder)
+    }
+
+    var sortedRenewalInfos: [RenewalInfo] {
+        renewalInfos.values.sorted {
+            Transaction.appleID($0.originalTransactionID, precedes: $1.originalTransactionID)
+        }
+    }
+
+    private static func saysMore(_ lhs: Transaction, than rhs: Transaction) -> Bool {
+        if (lhs.cancellationDateMs != nil) != (rhs.cancellationDateMs != nil) {
+            return lhs.cancellationDateMs != nil
+        }
+        if rhs.isOlder(than: lhs) { return true }
+        if lhs.isOlder(than: rhs) { return false }
+        return String(describing: lhs) >= String(describing: rhs)
+    }
+
+    private static func sortKey(_ info: RenewalInfo) -> String {
+        [
+            String(info.gracePeriodExpiresDateMs ?? -1), String(info.isInBillingRetryPeriod),
+            String(info.autoRenewStatus), info.autoRenewProductID ?? "",
+            String(info.expirationIntent ?? -1),
+        ].joined(separator: "\u{1}")
+    }
+}
