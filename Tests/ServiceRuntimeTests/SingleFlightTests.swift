@@ -1,0 +1,86 @@
+import ServiceRuntime
+import Synchronization
+import XCTest
+
+final class SingleFlightTests: XCTestCase {
+    func testConcurrentCallersShareOneRun() async throws {
+        let flight = SingleFlight<String, Int>()
+        let runs = Locked(0)
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    try await flight.run("receipt") {
+                        runs.withLock { $0 += 1 }
+                        try await Task.sleep(for: .milliseconds(50))
+                        return 42
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        XCTAssertEqual(results, Array(repeating: 42, count: 50))
+        XCTAssertEqual(runs.withLock { $0 }, 1)
+        XCTAssertEqual(flight.inFlight, 0)
+    }
+
+    func testDifferentKeysRunSeparatelyAndLaterCallsRunAgain() async throws {
+        let flight = SingleFlight<String, String>()
+        let runs = Locked(0)
+        let work: @Sendable (String) -> @Sendable () async throws -> String = { key in
+            { runs.withLock { $0 += 1 }; return key.uppercased() }
+        }
+        async let a = flight.run("a", work("a"))
+        async let b = flight.run("b", work("b"))
+        let (ra, rb) = try await (a, b)
+        XCTAssertEqual([ra, rb], ["A", "B"])
+        _ = try await flight.run("a", work("a"))
+        XCTAssertEqual(runs.withLock { $0 }, 3)
+    }
+
+    func testErrorsAreSharedToo() async {
+        struct Boom: Error {}
+        let flight = SingleFlight<Int, Int>()
+        do {
+            _ = try await flight.run(1) { throw Boom() }
+            XCTFail("expected the error")
+        } catch {
+            XCTAssertTrue(error is Boom)
+        }
+    }
+
+    func testOneCallerGivingUpDoesNotStopTheOthers() async throws {
+        let flight = SingleFlight<String, Int>()
+        let impatient = Task { try await flight.run("k") { try await Task.sleep(for: .milliseconds(100)); return 7 } }
+        while flight.inFlight == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        let patient = Task { try await flight.run("k") { XCTFail("joined, not re-run"); return 0 } }
+        try await Task.sleep(for: .milliseconds(20))
+        impatient.cancel()
+        let value = try await patient.value
+        XCTAssertEqual(value, 7)
+        do {
+            _ = try await impatient.value
+            XCTFail("the cancelled caller should stop waiting")
+        } catch is CancellationError {}
+    }
+
+    func testWorkIsCancelledWhenEveryCallerLeaves() async throws {
+        let flight = SingleFlight<String, Int>()
+        let sawCancellation = Locked(false)
+        let caller = Task {
+            try await flight.run("k") {
+                do {
+                    try await Task.sleep(for: .seconds(10))
+                } catch {
+                    sawCancellation.withLock { $0 = true }
+                    throw error
+                }
+                return 1
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        caller.cancel()
+        _ = try? await caller.value
+        for _ in 0..<100 where !sawCancellation.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertTrue(sawCancellation.withLock { $0 })
+    }
+}
