@@ -1,0 +1,179 @@
+"""Fixtures for the interop tests: real grpcio clients (and raw sockets) against the built
+entitlementd binary.
+
+The binary comes from $ENTITLEMENTD_BIN (Scripts/test sets it); without it, the default
+debug build at .build/debug/entitlementd is used.
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+
+import grpc
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PROTOS = REPO / "Protos"
+LISTEN_PREFIX = "entitlementd listening on "
+START_TIMEOUT = 20.0
+STOP_TIMEOUT = 15.0
+
+# Each proto is compiled with its own directory as the include root so its stubs are
+# top-level modules: compiling grpc/health/v1/health.proto at its path would create a
+# python package named `grpc` that shadows grpcio.
+PROTO_FILES = [
+    ("grpc/health/v1", "health.proto"),
+    ("entitlement/v1", "entitlement.proto"),
+    ("entitlementd/testing/v1", "testing.proto"),
+]
+
+
+def binary_path() -> Path:
+    return Path(os.environ.get("ENTITLEMENTD_BIN") or REPO / ".build" / "debug" / "entitlementd").resolve()
+
+
+@pytest.fixture(scope="session")
+def binary() -> Path:
+    path = binary_path()
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"entitlementd binary not found at {path}: build it or set ENTITLEMENTD_BIN")
+    return path
+
+
+@pytest.fixture(scope="session")
+def pb(tmp_path_factory):
+    """Generated message and stub modules: pb.health, pb.health_grpc, pb.ent, pb.ent_grpc,
+    pb.testing, pb.testing_grpc."""
+    from grpc_tools import protoc
+
+    out = tmp_path_factory.mktemp("stubs")
+    for include, name in PROTO_FILES:
+        args = ["protoc", f"-I{PROTOS / include}", f"--python_out={out}", f"--grpc_python_out={out}", name]
+        if protoc.main(args) != 0:
+            pytest.fail(f"protoc failed for {include}/{name}")
+    sys.path.insert(0, str(out))
+    import entitlement_pb2, entitlement_pb2_grpc, health_pb2, health_pb2_grpc, testing_pb2, testing_pb2_grpc
+
+    return types.SimpleNamespace(
+        health=health_pb2, health_grpc=health_pb2_grpc,
+        ent=entitlement_pb2, ent_grpc=entitlement_pb2_grpc,
+        testing=testing_pb2, testing_grpc=testing_pb2_grpc,
+    )
+
+
+class Server:
+    """One running entitlementd; `.address` is HOST:PORT, `.proc` the Popen."""
+
+    def __init__(self, binary: Path, workdir: Path, flags):
+        self.workdir = workdir
+        self.stdout_path = workdir / "stdout.log"
+        self.stderr_path = workdir / "stderr.log"
+        argv = [str(binary), "--listen", "127.0.0.1:0", "--enable-testing-service"]
+        if not any(f == "--database" or f.startswith("--database=") for f in flags):
+            argv += ["--database", str(workdir / "test.sqlite")]
+        argv += flags
+        self.argv = argv
+        with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=workdir)
+        self.address = self._wait_for_listen_line()
+        self.host, port = self.address.rsplit(":", 1)
+        self.port = int(port)
+        self._channels = []
+        # Teardown asserts a clean exit (0) unless a test that checks liveness itself opts out.
+        self.check_exit_code = True
+
+    def _wait_for_listen_line(self) -> str:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            text = self.stdout_path.read_text(errors="replace")
+            if "\n" in text:
+                line = text.split("\n", 1)[0]
+                if not line.startswith(LISTEN_PREFIX):
+                    self.kill()
+                    pytest.fail(f"unexpected first stdout line {line!r}; stderr:\n{self.stderr()}")
+                return line[len(LISTEN_PREFIX):].strip()
+            if self.proc.poll() is not None:
+                pytest.fail(f"entitlementd exited {self.proc.returncode} before listening; "
+                            f"argv {self.argv}\nstderr:\n{self.stderr()}")
+            time.sleep(0.02)
+        self.kill()
+        pytest.fail(f"entitlementd printed no listen line within {START_TIMEOUT}s; stderr:\n{self.stderr()}")
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    def channel(self, **options) -> grpc.Channel:
+        """An insecure channel to this server, closed at teardown. Options by grpc name
+        without the `grpc.` prefix, e.g. max_send_message_length=-1."""
+        opts = [(f"grpc.{k}", v) for k, v in options.items()]
+        ch = grpc.insecure_channel(self.address, options=opts)
+        self._channels.append(ch)
+        return ch
+
+    def signal(self, sig) -> None:
+        self.proc.send_signal(sig)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> int:
+        """SIGTERM (unless already exited); returns the exit code, or None when it had to be
+        killed after `timeout` seconds."""
+        for ch in self._channels:
+            ch.close()
+        self._channels.clear()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return None
+
+
+@pytest.fixture
+def server(binary, tmp_path):
+    """Factory: server(*flags) starts entitlementd on a free port with --enable-testing-service
+    and a fresh --database (unless flags name one); every server started is stopped with SIGTERM at teardown and must
+    exit 0 within 15 s."""
+    started = []
+
+    def start(*flags) -> Server:
+        workdir = tmp_path / f"server{len(started)}"
+        workdir.mkdir()
+        s = Server(binary, workdir, [str(f) for f in flags])
+        started.append(s)
+        return s
+
+    yield start
+    failures = []
+    for s in started:
+        code = s.stop()
+        if code != 0 and s.check_exit_code:
+            failures.append(f"{s.argv}: exit {code if code is not None else 'none (killed after 15 s)'}"
+                            f"\nstderr tail:\n{s.stderr()[-2000:]}")
+    if failures:
+        pytest.fail("entitlementd did not shut down cleanly:\n" + "\n".join(failures))
+
+
+@pytest.fixture
+def default_server(server) -> Server:
+    """A server with default flags (plus the testing service)."""
+    return server()
+
+
+def health_check(pb, channel, service: str = "", timeout: float = 5.0):
+    stub = pb.health_grpc.HealthStub(channel)
+    return stub.Check(pb.health.HealthCheckRequest(service=service), timeout=timeout)
+
+
+def assert_serving(pb, server: Server) -> None:
+    """A health Check on a brand-new channel answers SERVING."""
+    with grpc.insecure_channel(server.address) as ch:
+        reply = health_check(pb, ch)
+        assert reply.status == pb.health.HealthCheckResponse.SERVING
