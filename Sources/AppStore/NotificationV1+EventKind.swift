@@ -1,0 +1,77 @@
+import Entitlements
+
+extension NotificationV1 {
+    /// The history event this notification records, from ``eventKind(notificationType:autoRenewStatus:cancellationDateMs:subjectIsUpgraded:opensGracePeriod:)``
+    /// fed with this notification's own facts.
+    public var eventKind: HistoryEvent.Kind {
+        let chainRenewal = chainRenewalInfo
+        return Self.eventKind(
+            notificationType: notificationType,
+            autoRenewStatus: autoRenewStatus ?? chainRenewal?.autoRenewStatus,
+            cancellationDateMs: cancellationDateMs ?? subjectTransaction?.cancellationDateMs,
+            subjectIsUpgraded: subjectTransaction?.isUpgraded ?? false,
+            opensGracePeriod: chainRenewal?.gracePeriodExpiresDateMs != nil)
+    }
+
+    /// The transaction the event refers to.
+    ///
+    /// Among the transactions of the notification's chain (`original_transaction_id`; every
+    /// transaction when it is absent), the newest by expiry, then purchase date, then id,
+    /// never by array position. For CANCEL, REFUND and REVOKE the newest one carrying a
+    /// `cancellation_date_ms` is preferred: the refunded period need not be the newest one.
+    public var subjectTransaction: Transaction? {
+        let chain = transactions.filter {
+            originalTransactionID == nil || $0.originalTransactionID == originalTransactionID
+        }
+        let newest = { (candidates: [Transaction]) in
+            candidates.max { $0.isOlder(than: $1) }
+        }
+        if ["CANCEL", "REFUND", "REVOKE"].contains(notificationType),
+           let cancelled = newest(chain.filter { $0.cancellationDateMs != nil }) {
+            return cancelled
+        }
+        return newest(chain)
+    }
+
+    /// The renewal info of the subject's chain.
+    var chainRenewalInfo: RenewalInfo? {
+        guard let chainID = originalTransactionID ?? subjectTransaction?.originalTransactionID
+        else { return nil }
+        return renewalInfos.first { $0.originalTransactionID == chainID }
+    }
+
+    /// Maps a V1 `notification_type` to the event it records; `.other` (raw name kept by the
+    /// caller in `apple_notification_type`) for every type without a meaning of its own.
+    ///
+    /// - CANCEL is a refund only with a cancellation date; Apple also sends it for an upgrade
+    ///   within the subscription group (the cancelled transaction `is_upgraded`), which is a
+    ///   product change, not a refund.
+    /// - DID_FAIL_TO_RENEW is GRACE_PERIOD when the chain's renewal info carries
+    ///   `grace_period_expires_date_ms` (decided by presence, not by the clock, so a
+    ///   redelivered notification maps the same way).
+    /// - DID_CHANGE_RENEWAL_STATUS without a readable status is `.other`.
+    public static func eventKind(
+        notificationType: String, autoRenewStatus: Bool?, cancellationDateMs: Int64?,
+        subjectIsUpgraded: Bool, opensGracePeriod: Bool
+    ) -> HistoryEvent.Kind {
+        switch notificationType {
+        case "INITIAL_BUY": return .purchase
+        case "DID_RENEW", "INTERACTIVE_RENEWAL": return .renewal
+        case "DID_RECOVER", "RENEWAL": return .billingRecovered
+        case "DID_FAIL_TO_RENEW": return opensGracePeriod ? .gracePeriod : .billingRetry
+        case "CANCEL":
+            guard cancellationDateMs != nil else { return .other }
+            return subjectIsUpgraded ? .productChange : .refund
+        case "REFUND": return .refund
+        case "REVOKE": return .revoke
+        case "DID_CHANGE_RENEWAL_STATUS":
+            switch autoRenewStatus {
+            case true?: return .autoRenewEnabled
+            case false?: return .autoRenewDisabled
+            case nil: return .other
+            }
+        case "DID_CHANGE_RENEWAL_PREF": return .productChange
+        default: return .other
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Entitlements
+
+/// The decoded `signedPayload` of an App Store Server Notification, version 2.
+///
+/// Decoding only: the JWS module has verified the outer token and hands over its payload
+/// bytes. The nested `signedTransactionInfo` / `signedRenewalInfo` stay compact JWS strings
+/// here: each must be verified on its own before ``JWSTransactionPayload`` or
+/// ``JWSRenewalInfoPayload`` decodes it.
+public struct NotificationV2Payload: Sendable, Hashable {
+    /// `data`: the app and the signed transaction and renewal the notification is about.
+    public struct Data: Sendable, Hashable {
+        public var environment: Environment
+        public var bundleID: String?
+        /// `appAppleId`; absent in sandbox. Kept as text like every Apple id.
+        public var appAppleID: String?
+        public var bundleVersion: String?
+        public var signedTransactionInfo: String?
+        public var signedRenewalInfo: String?
+        /// 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
+        public var status: Int?
+    }
+
+    /// Apple's raw type; unknown types are kept, never rejected (Apple adds them yearly).
+    public var notificationType: String
+    public var subtype: String?
+    /// The idempotency key: Apple redelivers the same UUID.
+    public var notificationUUID: String
+    public var version: String?
+    public var signedDateMs: Int64
+    /// `nil` for notifications that carry `summary`, `externalPurchaseToken` or `appData`.
+    public var data: Data?
+    /// A mass renewal-date extension summary (RENEWAL_EXTENSION / SUMMARY) is present.
+    public var hasSummary: Bool
+
+    /// Decodes the payload JSON (the JWS's middle segment, base64url-decoded).
+    public static func parse(_ payload: [UInt8]) throws(AppStoreFormatError) -> NotificationV2Payload {
+        let root = try AppleJSONObject.parse(payload)
+        var data: Data?
+        if let object = try root.object("data") {
+            guard let environment = try object.environment("environment") else {
+                throw object.missing("environment")
+            }
+            data = Data(
+                environment: environment,
+                bundleID: try object.string("bundleId"),
+                appAppleID: try object.string("appAppleId"),
+                bundleVersion: try object.string("bundleVersion"),
+                signedTransactionInfo: try object.string("signedTransactionInfo"),
+                signedRenewalInfo: try object.string("signedRenewalInfo"),
+                status: try object.int("status"))
+        }
+        if root.has("summary"), try root.object("summary") == nil {
+            throw root.invalid("summary", expected: "an object")
+        }
+        return NotificationV2Payload(
+            notificationType: try root.requiredString("notificationType"),
+            subtype: try root.string("subtype"),
+            notificationUUID: try root.requiredString("notificationUUID"),
+            version: try root.string("version"),
+            signedDateMs: try root.requiredInt64("signedDate"),
+            data: data,
+            hasSummary: root.has("summary"))
+    }
+
+    /// What the service does with this notification; see ``NotificationV2Action``.
+    public var action: NotificationV2Action {
+        NotificationV2Action(notificationType: notificationType, subtype: subtype)
+    }
+
+    /// Fuzzing entry point: decodes arbitrary bytes and discards the result; must never trap.
+    public static func fuzzParse(_ bytes: UnsafeRawBufferPointer) {
+        _ = try? parse(Array(bytes)).action
+    }
+}
