@@ -58,7 +58,9 @@ final class HTTP1RequestParserTests: XCTestCase {
         let parsed = try XCTUnwrap(request(parse(both, parser)))
         XCTAssertEqual(parsed.0.path, "/one")
         XCTAssertEqual(parsed.2, first.utf8.count, "stops right after the first request")
-        let second = try XCTUnwrap(request(parse(String(both.dropFirst(first.utf8.count)), parser)))
+        // Slice bytes, not Characters: "\r\n" is a single Character.
+        let rest = String(decoding: Array(both.utf8)[parsed.2...], as: UTF8.self)
+        let second = try XCTUnwrap(request(parse(rest, parser)))
         XCTAssertEqual(second.0.path, "/two")
     }
 
