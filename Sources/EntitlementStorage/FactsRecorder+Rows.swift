@@ -3,11 +3,13 @@ import SQLite
 
 /// The row-level statements of ``FactsRecorder``.
 extension FactsRecorder {
+    private static let storedTransactionSQL = """
+        SELECT \(Transaction.selectColumns), t.id
+        FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
+        """
+
     func storedTransaction(_ transactionID: String) throws -> (row: Int64, value: Transaction)? {
-        let find = try db.prepare("""
-            SELECT \(Transaction.selectColumns), t.id
-            FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
-            """)
+        let find = try db.prepare(Self.storedTransactionSQL)
         find.bind(transactionID, at: 1)
         defer { find.reset() }
         guard try find.step() else { return nil }

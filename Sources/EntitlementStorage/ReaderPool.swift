@@ -12,12 +12,12 @@ final class ReaderPool: Sendable {
     }
 
     private let path: String
-    private let busyTimeoutMs: Int32
+    private let configuration: EntitlementStore.Configuration
     private let state = Mutex(State())
 
-    init(path: String, busyTimeoutMs: Int32) {
+    init(path: String, configuration: EntitlementStore.Configuration) {
         self.path = path
-        self.busyTimeoutMs = busyTimeoutMs
+        self.configuration = configuration
     }
 
     /// Runs `body` with a reader of its own; throws ``StoreError/closedStore`` after ``close()``.
@@ -28,7 +28,7 @@ final class ReaderPool: Sendable {
         }
         let reader: StoreReader
         do {
-            reader = try borrowed ?? StoreReader(path: path, busyTimeoutMs: busyTimeoutMs)
+            reader = try borrowed ?? StoreReader(path: path, configuration: configuration)
         } catch {
             throw StoreError.storage(error, "opening a read connection")
         }

@@ -8,65 +8,91 @@ import SQLite
 /// returning, ending its read transaction so the next query sees the newest commit.
 final class StoreReader: @unchecked Sendable {
     private let db: Connection
+    // Held, not looked up: the facts read is the hot path, and a cache lookup would hash the SQL.
+    private let findUser: Statement
+    private let userTransactions: Statement
+    private let userRenewalInfos: Statement
 
-    init(path: String, busyTimeoutMs: Int32) throws {
-        db = try Connection(path: path, options: .init(create: false, busyTimeoutMs: busyTimeoutMs))
+    private static let findUserSQL = "SELECT id FROM users WHERE user_id = ?"
+    private static let userTransactionsSQL = """
+        SELECT \(Transaction.selectColumns)
+        FROM chains c JOIN transactions t ON t.chain_rowid = c.id WHERE c.user_rowid = ?
+        """
+    private static let userRenewalInfosSQL = """
+        SELECT \(RenewalInfo.selectColumns)
+        FROM chains c JOIN renewal_infos r ON r.chain_rowid = c.id WHERE c.user_rowid = ?
+        """
+
+    // The row-value comparison is a range on the index, so deep pages cost no more than the
+    // first; with no cursor, (Int64.max, "") sorts after every real event.
+    private static let historySQL = """
+        SELECT \(HistoryEvent.selectColumns) FROM history_events h
+        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
+            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
+        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
+        LIMIT ?4
+        """
+    private static let productHistorySQL = """
+        SELECT \(HistoryEvent.selectColumns) FROM history_events h
+        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1) AND h.product_id = ?5
+            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
+        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
+        LIMIT ?4
+        """
+
+    init(path: String, configuration: EntitlementStore.Configuration) throws {
+        db = try Connection(path: path, options: .init(create: false,
+                                                       busyTimeoutMs: configuration.busyTimeoutMs))
         // query_only rather than SQLITE_OPEN_READONLY: a read-write handle can still run the
         // WAL checkpoint and remove the -wal file if it happens to be the last one closed.
-        try db.execute("PRAGMA query_only = ON")
+        try db.execute("""
+            PRAGMA query_only = ON;
+            PRAGMA cache_size = -\(max(64, configuration.readerCacheKiB));
+            PRAGMA mmap_size = \(max(0, configuration.memoryMapBytes));
+            """)
+        findUser = try db.prepare(Self.findUserSQL)
+        userTransactions = try db.prepare(Self.userTransactionsSQL)
+        userRenewalInfos = try db.prepare(Self.userRenewalInfosSQL)
     }
 
     func close() { db.close() }
 
+    /// The user's facts, read in one read transaction so they are a consistent snapshot.
     func facts(userID: String) throws -> UserFacts {
-        var facts = UserFacts()
-        let transactions = try db.prepare("""
-            SELECT \(Transaction.selectColumns)
-            FROM users u JOIN chains c ON c.user_rowid = u.id JOIN transactions t ON t.chain_rowid = c.id
-            WHERE u.user_id = ?
-            """)
-        transactions.bind(userID, at: 1)
-        defer { transactions.reset() }
-        while try transactions.step() {
-            facts.transactions.append(Transaction(row: transactions))
+        // One read transaction for all three SELECTs: separately, each would take its own
+        // snapshot, and a commit between them could pair new transactions with old renewals.
+        try db.transaction(.deferred) {
+            findUser.bind(userID, at: 1)
+            defer { findUser.reset() }
+            guard try findUser.step() else { return UserFacts() }
+            let userRow = findUser.int64(at: 0)
+            var facts = UserFacts()
+            userTransactions.bind(userRow, at: 1)
+            defer { userTransactions.reset() }
+            while try userTransactions.step() {
+                facts.transactions.append(Transaction(row: userTransactions))
+            }
+            userRenewalInfos.bind(userRow, at: 1)
+            defer { userRenewalInfos.reset() }
+            while try userRenewalInfos.step() {
+                let info = RenewalInfo(row: userRenewalInfos)
+                facts.renewalInfos[info.originalTransactionID] = info
+            }
+            return facts
         }
-        transactions.reset()
-        let renewals = try db.prepare("""
-            SELECT \(RenewalInfo.selectColumns)
-            FROM users u JOIN chains c ON c.user_rowid = u.id JOIN renewal_infos r ON r.chain_rowid = c.id
-            WHERE u.user_id = ?
-            """)
-        renewals.bind(userID, at: 1)
-        defer { renewals.reset() }
-        while try renewals.step() {
-            let info = RenewalInfo(row: renewals)
-            facts.renewalInfos[info.originalTransactionID] = info
-        }
-        return facts
     }
 
     /// Up to `limit` events strictly older than `cursor` in (occurred_at_ms, event_id) order.
     func history(userID: String, productID: String?, before cursor: HistoryCursor?, limit: Int) throws
         -> [HistoryEvent] {
-        // The row-value comparison is a range on the index, so deep pages cost no more than the
-        // first; with no cursor, (Int64.max, "") sorts after every real event.
-        let productClause = productID == nil ? "" : "AND h.product_id = ?4"
-        let query = try db.prepare("""
-            SELECT \(HistoryEvent.selectColumns) FROM history_events h
-            WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
-                \(productClause)
-                AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
-            ORDER BY h.occurred_at_ms DESC, h.event_id DESC
-            LIMIT ?5
-            """)
+        let query = try db.prepare(productID == nil ? Self.historySQL : Self.productHistorySQL)
         query.bind(userID, at: 1)
         query.bind(cursor?.occurredAtMs ?? Int64.max, at: 2)
         query.bind(cursor?.eventID ?? "", at: 3)
-        query.bind(productID, at: 4)
-        query.bind(limit, at: 5)
+        query.bind(limit, at: 4)
+        if let productID { query.bind(productID, at: 5) }
         defer { query.reset() }
         var events: [HistoryEvent] = []
-        events.reserveCapacity(limit)
         while try query.step() {
             events.append(HistoryEvent(row: query))
         }

@@ -7,11 +7,19 @@ extension Connection {
         /// Takes the write lock at BEGIN, so a writer never fails mid-transaction on a lock upgrade.
         case immediate = "IMMEDIATE"
         case exclusive = "EXCLUSIVE"
+
+        var beginSQL: String {
+            switch self {
+            case .deferred: return "BEGIN DEFERRED"
+            case .immediate: return "BEGIN IMMEDIATE"
+            case .exclusive: return "BEGIN EXCLUSIVE"
+            }
+        }
     }
 
     /// Runs `body` in a transaction; commits if it returns, rolls back if it throws.
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
-        try execute("BEGIN \(kind.rawValue)")
+        try prepare(kind.beginSQL).execute()
         let result: T
         do {
             result = try body()
@@ -20,7 +28,7 @@ extension Connection {
             throw error
         }
         do {
-            try execute("COMMIT")
+            try prepare("COMMIT").execute()
         } catch {
             rollbackIgnoringErrors()
             throw error
@@ -31,21 +39,22 @@ extension Connection {
     /// Runs `body` inside a savepoint: if it throws, only its changes are undone and the
     /// enclosing transaction goes on.
     public func savepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT \(name)")
+        // Cached statements: a group commit opens one savepoint per write, so parsing matters.
+        try prepare("SAVEPOINT \(name)").execute()
         do {
             let result = try body()
-            try execute("RELEASE \(name)")
+            try prepare("RELEASE \(name)").execute()
             return result
         } catch {
             // ROLLBACK TO keeps the savepoint open; RELEASE then removes it.
-            try? execute("ROLLBACK TO \(name)")
-            try? execute("RELEASE \(name)")
+            try? prepare("ROLLBACK TO \(name)").execute()
+            try? prepare("RELEASE \(name)").execute()
             throw error
         }
     }
 
     /// Rolls back if a transaction is still open; after a failed COMMIT SQLite may already have.
     public func rollbackIgnoringErrors() {
-        if isInTransaction { try? execute("ROLLBACK") }
+        if isInTransaction { try? prepare("ROLLBACK").execute() }
     }
 }
