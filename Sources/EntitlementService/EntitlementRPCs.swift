@@ -14,11 +14,13 @@ public struct EntitlementRPCs: Sendable {
     let repository: any EntitlementRepository
     let catalog: Catalog
     let now: @Sendable () -> Int64
+    let receipts: ReceiptSubmission
 
-    public init(repository: any EntitlementRepository, catalog: Catalog,
+    public init(repository: any EntitlementRepository, catalog: Catalog, receipts: ReceiptSubmission,
                 now: @escaping @Sendable () -> Int64) {
         self.repository = repository
         self.catalog = catalog
+        self.receipts = receipts
         self.now = now
     }
 
@@ -32,8 +34,8 @@ public struct EntitlementRPCs: Sendable {
             try self.listHistory(request)
         }
         router.register(EntitlementRPCs.servicePrefix + "SubmitReceipt") {
-            (_: EntitlementV1.SubmitReceiptRequest, _: RPCContext) async throws -> EntitlementV1.SubmitReceiptResponse in
-            throw RPCError(.unimplemented, "SubmitReceipt is not implemented yet in this version of entitlementd")
+            (request: EntitlementV1.SubmitReceiptRequest, _: RPCContext) async throws -> EntitlementV1.SubmitReceiptResponse in
+            try await self.receipts.submit(request)
         }
     }
 

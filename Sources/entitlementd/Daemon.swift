@@ -18,6 +18,8 @@ final class Daemon {
     let gracePeriod: Duration
     let catalog: Catalog
     let transferPolicy: TransferPolicy
+    let verifierConfiguration: ReceiptVerifier.Configuration
+    let verifyCacheTTLMs: Int64?
 
     init(flags: ParsedFlags) throws {
         self.flags = flags
@@ -36,6 +38,8 @@ final class Daemon {
         }
         transferPolicy = policy
         catalog = try Daemon.loadCatalog(flags.string("catalog"))
+        verifierConfiguration = try Daemon.verifierConfiguration(flags)
+        verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
         if let path = flags.string("auth-tokens-file") {
             authenticator = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
         } else {
@@ -49,6 +53,20 @@ final class Daemon {
         } catch {
             throw FlagError("--auth-tokens-file \(path) cannot be read: \(error.localizedDescription)")
         }
+    }
+
+    static func verifierConfiguration(_ flags: ParsedFlags) throws -> ReceiptVerifier.Configuration {
+        func url(_ name: String) throws -> URL {
+            guard let text = flags.string(name), let url = URL(string: text), url.scheme == "https" || url.scheme == "http" else {
+                throw FlagError("--\(name) must be an http(s) URL")
+            }
+            return url
+        }
+        return ReceiptVerifier.Configuration(
+            productionURL: try url("apple-production-url"), sandboxURL: try url("apple-sandbox-url"),
+            sharedSecret: flags.string("apple-shared-secret"), bundleID: flags.string("bundle-id"),
+            maxConcurrency: try flags.int("apple-max-concurrency", range: 1...10_000)!,
+            maxAttempts: try flags.int("apple-max-attempts", range: 1...20)!)
     }
 
     static func loadCatalog(_ path: String?) throws -> Catalog {
@@ -74,7 +92,13 @@ final class Daemon {
         }
         var router = RPCRouter()
         health.register(into: &router)
-        EntitlementRPCs(repository: store, catalog: catalog, now: unixMillisecondsNow).register(into: &router)
+        let verifier = ReceiptVerifier(configuration: verifierConfiguration,
+                                       client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
+                                       now: unixMillisecondsNow)
+        let receipts = ReceiptSubmission(verifier: verifier, repository: store, catalog: catalog,
+                                         verifyCacheTTLMs: verifyCacheTTLMs, now: unixMillisecondsNow)
+        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: unixMillisecondsNow)
+            .register(into: &router)
         if (try? flags.bool("enable-testing-service")) == true {
             TestingService(repository: store).register(into: &router)
             logger.warning("test-only service entitlementd.testing.v1 is enabled: never do this in production")

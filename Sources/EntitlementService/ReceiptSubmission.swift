@@ -1,0 +1,96 @@
+import EntitlementAPI
+import EntitlementStorage
+import Entitlements
+import JWS
+import RPCCore
+import Synchronization
+
+/// SubmitReceipt: validate, verify with Apple, store the facts in one write, answer with the
+/// user's entitlements after that write.
+public struct ReceiptSubmission: Sendable {
+    let verifier: ReceiptVerifier
+    let repository: any EntitlementRepository
+    let catalog: Catalog
+    let now: @Sendable () -> Int64
+    let recentlyVerified: RecentlyVerified?
+
+    /// `verifyCacheTTLMs`: a receipt verified this recently is answered from the store
+    /// without calling Apple (nil: always call Apple).
+    public init(verifier: ReceiptVerifier, repository: any EntitlementRepository, catalog: Catalog,
+                verifyCacheTTLMs: Int64?, now: @escaping @Sendable () -> Int64) {
+        self.verifier = verifier
+        self.repository = repository
+        self.catalog = catalog
+        self.now = now
+        recentlyVerified = verifyCacheTTLMs.map { RecentlyVerified(ttlMs: $0) }
+    }
+
+    func submit(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse {
+        guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
+        let hasReceipt = !request.receiptData.isEmpty
+        let hasSigned = !request.signedTransaction.isEmpty
+        guard hasReceipt != hasSigned else {
+            throw RPCError(.invalidArgument, "set exactly one of receipt_data and signed_transaction")
+        }
+        guard hasReceipt else {
+            throw RPCError(.unimplemented, "signed_transaction (StoreKit 2) is not supported yet in this version of entitlementd; send receipt_data")
+        }
+        guard let receipt = ReceiptData.normalized(request.receiptData) else {
+            throw RPCError(.invalidArgument, "receipt_data is not standard base64 (the app's appStoreReceiptURL contents, base64-encoded)")
+        }
+        let receiptHash = SHA256.hexHash(receipt.utf8)
+        var response = EntitlementV1.SubmitReceiptResponse()
+        if let cached = recentlyVerified?.lookup(receiptHash, now: now()) {
+            response.environment = APIMapping.environment(cached.environment)
+            response.appleStatus = Int32(cached.appleStatus)
+        } else {
+            let verified = try await verifier.verify(receiptData: receipt)
+            let write = FactsWrite(userID: request.userID, transactions: verified.transactions,
+                                   renewalInfos: verified.renewalInfos, source: .receipt,
+                                   sourceID: "receipt:" + receiptHash)
+            let outcome = try await withStoreErrors { try await repository.write(write) }
+            recentlyVerified?.record(receiptHash, environment: verified.environment,
+                                     appleStatus: verified.appleStatus, now: now())
+            response.environment = APIMapping.environment(verified.environment)
+            response.appleStatus = Int32(verified.appleStatus)
+            response.newTransactions = Int32(outcome.newTransactions)
+        }
+        let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
+        response.entitlements = EntitlementRules.entitlements(for: facts, at: now(), catalog: catalog)
+            .map(APIMapping.entitlement)
+        return response
+    }
+}
+
+/// Receipts verified within the TTL, so a chatty app does not cost an Apple round trip each
+/// time. In memory and bounded: a restart only costs one extra verification per receipt.
+final class RecentlyVerified: Sendable {
+    struct Entry: Sendable {
+        var verifiedAtMs: Int64
+        var environment: Environment
+        var appleStatus: Int
+    }
+
+    let ttlMs: Int64
+    let capacity = 100_000
+    private let entries = Mutex<[String: Entry]>([:])
+
+    init(ttlMs: Int64) { self.ttlMs = ttlMs }
+
+    func lookup(_ hash: String, now: Int64) -> Entry? {
+        entries.withLock { entries in
+            guard let entry = entries[hash], now - entry.verifiedAtMs < ttlMs else { return nil }
+            return entry
+        }
+    }
+
+    func record(_ hash: String, environment: Environment, appleStatus: Int, now: Int64) {
+        entries.withLock { entries in
+            if entries.count >= capacity {
+                entries = entries.filter { now - $0.value.verifiedAtMs < ttlMs }
+                if entries.count >= capacity { entries.removeAll() }
+            }
+            entries[hash] = Entry(verifiedAtMs: now, environment: environment, appleStatus: appleStatus)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import AppStore
+import Entitlements
+import Foundation
+import RPCCore
+
+extension ReceiptVerifier {
+    /// One verification: walks production -> sandbox (or back) and retries as the status
+    /// demands. Runs once per distinct receipt even when many callers wait on it.
+    nonisolated func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
+        let body = VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
+        var environment = Environment.production
+        var switchedEnvironment = false
+        var failures = 0
+        var malformedLeft = configuration.malformedRetries
+        while true {
+            let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
+            let outcome = try await attempt(url: url, body: body)
+            switch outcome {
+            case .transportFailure(let reason):
+                failures += 1
+                guard failures < configuration.maxAttempts else {
+                    throw RPCError(.unavailable, "Apple's verifyReceipt is unreachable after \(failures) attempts (\(reason)); retry later")
+                }
+                try await backoff(failures)
+            case .response(let response):
+                switch VerifyReceiptStatus.classify(status: response.status, isRetryable: response.isRetryable) {
+                case .ok:
+                    return VerifiedReceipt(environment: response.environment ?? environment, appleStatus: response.status,
+                                           transactions: response.transactions, renewalInfos: response.renewalInfos,
+                                           bundleID: response.bundleID)
+                case .retryAtSandbox, .retryAtProduction:
+                    guard !switchedEnvironment else {
+                        throw RPCError(.unavailable, "Apple sent the receipt back and forth between production and sandbox (status \(response.status))")
+                    }
+                    switchedEnvironment = true
+                    environment = environment == .production ? .sandbox : .production
+                case .retryThenInvalidArgument:
+                    guard malformedLeft > 0 else {
+                        throw RPCError(.invalidArgument, "Apple could not read the receipt data (status 21002): send the app's base64 receipt unchanged")
+                    }
+                    malformedLeft -= 1
+                    try await backoff(configuration.malformedRetries - malformedLeft)
+                case .invalidArgument:
+                    throw RPCError(.invalidArgument, "Apple rejected the receipt (status \(response.status)): it is not a valid App Store receipt")
+                case .sharedSecretMismatch:
+                    throw RPCError(.failedPrecondition, "Apple rejected the shared secret (status 21004): check --apple-shared-secret against App Store Connect")
+                case .accountNotFound:
+                    throw RPCError(.notFound, "Apple no longer knows the account of this receipt (status 21010): treat it as never purchased")
+                case .retryable:
+                    failures += 1
+                    guard failures < configuration.maxAttempts else {
+                        throw RPCError(.unavailable, "Apple's verifyReceipt is temporarily unavailable (status \(response.status)) after \(failures) attempts; retry later")
+                    }
+                    try await backoff(failures)
+                case .unavailable(let status):
+                    throw RPCError(.unavailable, "Apple's verifyReceipt answered status \(status), which is not retryable now; retry later")
+                }
+            }
+        }
+    }
+
+    enum AttemptOutcome {
+        case response(VerifyReceiptResponse)
+        case transportFailure(String)
+    }
+
+    /// One POST under a concurrency permit. HTTP 5xx, timeouts and connection errors are
+    /// transport failures (retryable); an unreadable 200 body is too, since Apple does not
+    /// send them on purpose.
+    nonisolated func attempt(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
+        try await permits.acquire()
+        defer { permits.release() }
+        try Task.checkCancellation()
+        let status: Int
+        let responseBody: [UInt8]
+        do {
+            (status, responseBody) = try await client.post(url, body: body, timeout: configuration.requestTimeout)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            return .transportFailure("\(error)")
+        }
+        guard status == 200 else { return .transportFailure("HTTP \(status)") }
+        do {
+            return .response(try VerifyReceiptResponse.parse(responseBody, observedAtMs: now()))
+        } catch {
+            return .transportFailure("unreadable response: \(error)")
+        }
+    }
+
+    /// Exponential backoff with full jitter, so a burst of failures does not retry in lockstep.
+    nonisolated func backoff(_ failures: Int) async throws {
+        let base = configuration.initialBackoff * (1 << min(failures - 1, 16))
+        let ceiling = min(base, configuration.maxBackoff)
+        let ceilingMs = Double(ceiling.components.seconds) * 1000 + Double(ceiling.components.attoseconds) / 1e15
+        try await Task.sleep(for: .milliseconds(Int64(Double.random(in: 0...max(1, ceilingMs)))))
+    }
+}

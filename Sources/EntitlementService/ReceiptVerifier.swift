@@ -1,0 +1,83 @@
+import AppStore
+import Entitlements
+import Foundation
+import RPCCore
+import ServiceRuntime
+
+/// A receipt Apple vouched for, with the environment that answered.
+public struct VerifiedReceipt: Sendable {
+    public var environment: Environment
+    public var appleStatus: Int
+    public var transactions: [Transaction]
+    public var renewalInfos: [RenewalInfo]
+    /// `receipt.bundle_id`, checked against `--bundle-id`.
+    public var bundleID: String?
+}
+
+/// Talks to Apple's verifyReceipt: production first, the 21007/21008 environment switch,
+/// retries with backoff, a fair bound on concurrent calls and one call per identical receipt.
+///
+/// Holds no entitlement state. Errors are ``RPCError``s phrased for the caller.
+public actor ReceiptVerifier {
+    public struct Configuration: Sendable {
+        public var productionURL: URL
+        public var sandboxURL: URL
+        /// Sent as `password`; never logged.
+        public var sharedSecret: String?
+        public var bundleID: String?
+        public var maxConcurrency: Int
+        /// Attempts per endpoint for retryable failures (21005, 21009, 5xx, network errors).
+        public var maxAttempts: Int
+        /// Extra tries for 21002, which is malformed data *or* a passing Apple problem.
+        public var malformedRetries: Int
+        public var initialBackoff: Duration
+        public var maxBackoff: Duration
+        public var requestTimeout: Duration
+
+        public init(productionURL: URL = URL(string: "https://buy.itunes.apple.com/verifyReceipt")!,
+                    sandboxURL: URL = URL(string: "https://sandbox.itunes.apple.com/verifyReceipt")!,
+                    sharedSecret: String? = nil, bundleID: String? = nil, maxConcurrency: Int = 64,
+                    maxAttempts: Int = 4, malformedRetries: Int = 2,
+                    initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(2),
+                    requestTimeout: Duration = .seconds(30)) {
+            self.productionURL = productionURL
+            self.sandboxURL = sandboxURL
+            self.sharedSecret = sharedSecret
+            self.bundleID = bundleID
+            self.maxConcurrency = maxConcurrency
+            self.maxAttempts = maxAttempts
+            self.malformedRetries = malformedRetries
+            self.initialBackoff = initialBackoff
+            self.maxBackoff = maxBackoff
+            self.requestTimeout = requestTimeout
+        }
+    }
+
+    nonisolated let configuration: Configuration
+    nonisolated let client: any AppleHTTPClient
+    nonisolated let permits: FairSemaphore
+    nonisolated let flights = SingleFlight<String, VerifiedReceipt>()
+    nonisolated let now: @Sendable () -> Int64
+
+    public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping @Sendable () -> Int64) {
+        self.configuration = configuration
+        self.client = client
+        self.permits = FairSemaphore(permits: configuration.maxConcurrency)
+        self.now = now
+    }
+
+    /// Callers waiting for a free Apple connection now.
+    public nonisolated var queuedCalls: Int { permits.queued }
+
+    /// Verifies base64 receipt data. Concurrent calls with the same data share one verification;
+    /// each caller's cancellation (RPC gone, deadline) ends only its own wait.
+    public nonisolated func verify(receiptData: String) async throws -> VerifiedReceipt {
+        let verified = try await flights.run(receiptData) { [self] in
+            try await self.verifyOnce(receiptData: receiptData)
+        }
+        if let expected = configuration.bundleID, let bundle = verified.bundleID, bundle != expected {
+            throw RPCError(.invalidArgument, "receipt is for bundle '\(bundle)', not this service's '\(expected)'")
+        }
+        return verified
+    }
+}
