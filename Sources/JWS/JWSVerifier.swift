@@ -1,0 +1,67 @@
+/// Verifies compact JWS tokens signed with ES256 by the leaf of a three-certificate `x5c` chain.
+///
+/// The rules are those of Apple's SignedDataVerifier: `alg` is ES256; `x5c` is exactly leaf,
+/// intermediate, root; the root is byte-equal to a configured ``TrustedRoots`` certificate
+/// and the chain is verified against that configured copy; the intermediate and leaf carry
+/// their role OIDs; every certificate is valid at the caller's time; the signature verifies
+/// with the leaf key. No revocation (OCSP) checks.
+///
+/// The verification time is a parameter because signing certificates expire while the tokens
+/// they signed stay meaningful: callers verify at the payload's own signing date, read first
+/// with ``unverifiedPayload(_:)``. Forging that date still requires the leaf's private key.
+///
+/// A value type holding immutable OpenSSL objects and a locked cache, safe to share across any
+/// number of tasks: each call makes its own X509_STORE_CTX and EVP_MD_CTX.
+public struct JWSVerifier: Sendable {
+    public let trustedRoots: TrustedRoots
+    private let cache: VerifiedChainCache?
+
+    /// - Parameter chainCacheCapacity: how many verified chains to remember (0 disables the
+    ///   cache; a handful is plenty, Apple uses few leaves at a time).
+    public init(trustedRoots: TrustedRoots = .appleRootCAG3, chainCacheCapacity: Int = 16) {
+        self.trustedRoots = trustedRoots
+        cache = chainCacheCapacity > 0 ? VerifiedChainCache(capacity: chainCacheCapacity) : nil
+    }
+
+    /// Verifies `compact` as of `unixMs` (Unix time in milliseconds) and returns its payload.
+    public func verify(_ compact: String, at unixMs: Int64) throws(JWSError) -> VerifiedJWS {
+        let jws = try CompactJWS(compact)
+        let header = try JOSEHeader(json: jws.header)
+        let signature = try jws.signature()
+        let certificates = header.certificates
+        guard let anchor = trustedRoots.anchor(matching: certificates[2]) else {
+            let subject = (try? Certificate(der: certificates[2], position: .root).subject) ?? "unparsable"
+            throw JWSError(.untrustedRoot, "the x5c root (\(subject)) is not one of the \(trustedRoots.count) trusted root(s)", certificate: .root)
+        }
+        let chain = try verifiedChain(leaf: certificates[0], intermediate: certificates[1], anchor: anchor, at: unixMs)
+        try ES256.verify(signature: signature, over: jws.signingInput, by: chain.leaf)
+        return VerifiedJWS(algorithm: header.algorithm, header: jws.header, payload: jws.payload,
+                           signingCertificate: chain.leaf.der)
+    }
+
+    /// The payload of `compact`, base64url-decoded WITHOUT any verification.
+    ///
+    /// Only for reading the signing date to pass to ``verify(_:at:)``; nothing in it may be
+    /// acted on until that succeeds. Rejects tokens that are not well-formed compact JWS.
+    public static func unverifiedPayload(_ compact: String) throws(JWSError) -> [UInt8] {
+        let jws = try CompactJWS(compact)
+        _ = try jws.signature()
+        return jws.payload
+    }
+
+    /// The cached chain when the same certificates verified before, else a full verification.
+    private func verifiedChain(leaf: [UInt8], intermediate: [UInt8], anchor: TrustAnchor, at unixMs: Int64) throws(JWSError) -> VerifiedChain {
+        guard let cache else {
+            return try VerifiedChain(leafDER: leaf, intermediateDER: intermediate, anchor: anchor, at: unixMs)
+        }
+        let key = VerifiedChainCache.Key(anchor: ObjectIdentifier(anchor), intermediate: intermediate, leaf: leaf)
+        if let chain = cache.chain(for: key) {
+            // Signatures and extensions are properties of the bytes; validity is not.
+            try chain.checkValidity(at: unixMs)
+            return chain
+        }
+        let chain = try VerifiedChain(leafDER: leaf, intermediateDER: intermediate, anchor: anchor, at: unixMs)
+        cache.insert(chain, for: key)
+        return chain
+    }
+}

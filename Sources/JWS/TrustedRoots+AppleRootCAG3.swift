@@ -1,0 +1,34 @@
+extension TrustedRoots {
+    /// Apple Root CA - G3 only: the root of every App Store JWS chain.
+    ///
+    /// Embedded because Debian's ca-certificates does not ship it and a service must not fetch
+    /// its own trust anchor at startup. EC P-384, valid 2014-04-30 to 2039-04-30, SHA-256
+    /// fingerprint 63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:
+    /// C4:88:C3:65:3E:91:79 (https://www.apple.com/certificateauthority/AppleRootCA-G3.cer).
+    public static let appleRootCAG3: TrustedRoots = {
+        do {
+            return try TrustedRoots(pem: appleRootCAG3PEM)
+        } catch {
+            // The constant is fixed at build time and covered by tests; this cannot fail at run time.
+            preconditionFailure("embedded Apple Root CA - G3 does not parse: \(error)")
+        }
+    }()
+
+    static let appleRootCAG3PEM = """
+        -----BEGIN CERTIFICATE-----
+        MIICQzCCAcmgAwIBAgIILcX8iNLFS5UwCgYIKoZIzj0EAwMwZzEbMBkGA1UEAwwS
+        QXBwbGUgUm9vdCBDQSAtIEczMSYwJAYDVQQLDB1BcHBsZSBDZXJ0aWZpY2F0aW9u
+        IEF1dGhvcml0eTETMBEGA1UECgwKQXBwbGUgSW5jLjELMAkGA1UEBhMCVVMwHhcN
+        MTQwNDMwMTgxOTA2WhcNMzkwNDMwMTgxOTA2WjBnMRswGQYDVQQDDBJBcHBsZSBS
+        b290IENBIC0gRzMxJjAkBgNVBAsMHUFwcGxlIENlcnRpZmljYXRpb24gQXV0aG9y
+        aXR5MRMwEQYDVQQKDApBcHBsZSBJbmMuMQswCQYDVQQGEwJVUzB2MBAGByqGSM49
+        AgEGBSuBBAAiA2IABJjpLz1AcqTtkyJygRMc3RCV8cWjTnHcFBbZDuWmBSp3ZHtf
+        TjjTuxxEtX/1H7YyYl3J6YRbTzBPEVoA/VhYDKX1DyxNB0cTddqXl5dvMVztK517
+        IDvYuVTZXpmkOlEKMaNCMEAwHQYDVR0OBBYEFLuw3qFYM4iapIqZ3r6966/ayySr
+        MA8GA1UdEwEB/wQFMAMBAf8wDgYDVR0PAQH/BAQDAgEGMAoGCCqGSM49BAMDA2gA
+        MGUCMQCD6cHEFl4aXTQY2e3v9GwOAEZLuN+yRhHFD/3meoyhpmvOwgPUnPWTxnS4
+        at+qIxUCMG1mihDK1A3UT82NQz60imOlM27jbdoXt2QfyFMm+YhidDkLF1vLUagM
+        6BgD56KyKA==
+        -----END CERTIFICATE-----
+        """
+}
