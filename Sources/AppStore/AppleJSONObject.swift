@@ -55,7 +55,9 @@ struct AppleJSONObject {
     }
 
     func int(_ key: String) throws(AppStoreFormatError) -> Int? {
-        try read(key, as: "an integer (number or string)") { LenientValue.int64($0).flatMap(Int.init(exactly:)) }
+        try read(key, as: "an integer (number or string)") {
+            LenientValue.int64($0).flatMap(Int.init(exactly:))
+        }
     }
 
     func bool(_ key: String) throws(AppStoreFormatError) -> Bool? {
@@ -107,7 +109,8 @@ struct AppleJSONObject {
     }
 
     func missing(_ key: String) -> AppStoreFormatError {
-        AppStoreFormatError(code: .missingField, field: fieldPath(key), message: "required field is absent")
+        AppStoreFormatError(
+            code: .missingField, field: fieldPath(key), message: "required field is absent")
     }
 
     func invalid(_ key: String, expected: String) -> AppStoreFormatError {
@@ -131,7 +134,8 @@ struct AppleJSONObject {
             let shown = string.count > 40 ? String(string.prefix(40)) + "…" : string
             return "the string \"\(shown)\""
         case let number as NSNumber:
-            return LenientValue.isBoolean(number) ? "the boolean \(number.boolValue)" : "the number \(number.stringValue)"
+            return LenientValue.isBoolean(number)
+                ? "the boolean \(number.boolValue)" : "the number \(number.stringValue)"
         case is [Any]: return "an array"
         case is [String: Any]: return "an object"
         default: return "an unexpected value"

@@ -1,8 +1,9 @@
 import Entitlements
 
 extension NotificationV1 {
-    /// The history event this notification records, from ``eventKind(notificationType:autoRenewStatus:cancellationDateMs:subjectIsUpgraded:opensGracePeriod:)``
-    /// fed with this notification's own facts.
+    /// The history event this notification records: the pure mapping below, fed with this
+    /// notification's own facts (top-level fields first, then its chain's transaction and
+    /// renewal info).
     public var eventKind: HistoryEvent.Kind {
         let chainRenewal = chainRenewalInfo
         return Self.eventKind(

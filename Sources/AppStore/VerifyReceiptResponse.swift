@@ -69,7 +69,8 @@ public struct VerifyReceiptResponse: Sendable, Hashable {
         }
         try union.add(try root.objects("latest_expired_receipt_info"), environment: recorded)
         try union.add(try root.objects("latest_receipt_info"), environment: recorded)
-        try union.addPendingRenewals(try root.objects("pending_renewal_info"), observedAtMs: observedAtMs)
+        try union.addPendingRenewals(
+            try root.objects("pending_renewal_info"), observedAtMs: observedAtMs)
 
         var bundleID = try receipt?.string("bundle_id")
         if bundleID == nil { bundleID = try receipt?.string("bid") }
