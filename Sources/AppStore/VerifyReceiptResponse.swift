@@ -41,6 +41,10 @@ public struct VerifyReceiptResponse: Sendable, Hashable {
     /// For a status other than 0 and 21006 only `status`, `is-retryable` and `environment`
     /// are read, leniently: an error answer may lack the receipt, and an unreadable optional
     /// field must not hide the status that says what to do.
+    ///
+    /// Transactions take `environment`, else `receipt.receipt_type`, else production (old
+    /// production answers named none); the caller, knowing which endpoint answered, may
+    /// override it.
     public static func parse(
         _ body: [UInt8], observedAtMs: Int64
     ) throws(AppStoreFormatError) -> VerifyReceiptResponse {

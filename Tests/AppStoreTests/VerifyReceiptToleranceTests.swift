@@ -192,6 +192,11 @@ final class VerifyReceiptToleranceTests: XCTestCase {
             originalTransactionID: "77", autoRenewStatus: false, autoRenewProductID: "p2",
             isInBillingRetryPeriod: true, gracePeriodExpiresDateMs: 1700, expirationIntent: 2,
             signedDateMs: 42)])
+
+        let minimal = try VerifyReceiptResponse.parse(
+            Self.body(latest: "[]", pending: #"{"original_transaction_id":"77"}"#), observedAtMs: 42)
+        XCTAssertEqual(minimal.renewalInfos, [RenewalInfo(
+            originalTransactionID: "77", autoRenewStatus: false, signedDateMs: 42)])
     }
 
     /// Error answers parse status, is-retryable and environment only; the rest may be absent.
