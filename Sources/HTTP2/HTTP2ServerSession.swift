@@ -83,6 +83,9 @@ public final class HTTP2ServerSession {
             session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if consumed < 0 {
             let code = Int32(consumed)
+            // Fatal errors (bad preface, flooding, callback failure) leave the session running:
+            // end it, so the flushed GOAWAY is the last frame and ``isActive`` turns false.
+            nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
             throw HTTP2Error(code: code, description: String(cString: nghttp2_strerror(code)))
         }
     }
@@ -126,7 +129,13 @@ public final class HTTP2ServerSession {
 
     /// Queues a complete response. A stream the peer already closed is ignored.
     public func submit(streamID: Int32, response: HTTPResponse) {
-        guard nghttp2_session_find_stream(session, streamID) != nil else { return }
+        // find_stream also returns closed streams nghttp2 keeps for priority bookkeeping; a
+        // response queued on one is never sent, so its body would stay in `outgoing` for good.
+        guard let stream = nghttp2_session_find_stream(session, streamID) else { return }
+        let state = nghttp2_stream_get_state(stream)
+        guard state == NGHTTP2_STREAM_STATE_OPEN || state == NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE else {
+            return
+        }
         let hasBody = !response.body.isEmpty || response.trailers != nil
         var fields: [(String, String)] = [(":status", String(response.status))]
         fields.reserveCapacity(response.headers.count + 1)
