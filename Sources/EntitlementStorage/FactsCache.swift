@@ -1,5 +1,4 @@
 import Entitlements
-import Synchronization
 
 /// A bounded, lock-striped, read-through cache of ``UserFacts`` per user.
 ///
@@ -20,53 +19,40 @@ final class FactsCache: Sendable {
     }
 
     private static let stripeCount = 64
-    private let stripes: [Stripe]
+    private let stripes: [Locked<StripeState>]
 
     /// `capacity` is the total number of users kept; 0 disables caching (every read hits SQLite).
     init(capacity: Int) {
         let perStripe = capacity <= 0 ? 0 : max(1, capacity / Self.stripeCount)
-        stripes = (0..<Self.stripeCount).map { _ in Stripe(capacity: perStripe) }
+        stripes = (0..<Self.stripeCount).map { _ in Locked(StripeState(capacity: perStripe)) }
     }
 
     func lookup(_ userID: String) -> Lookup {
-        stripe(for: userID).state.withLock { $0.lookup(userID) }
+        stripe(for: userID).withLock { $0.lookup(userID) }
     }
 
     func insert(_ facts: UserFacts, for userID: String, ifGeneration generation: UInt64) {
-        stripe(for: userID).state.withLock { $0.insert(facts, for: userID, ifGeneration: generation) }
+        stripe(for: userID).withLock { $0.insert(facts, for: userID, ifGeneration: generation) }
     }
 
     func invalidate(_ userIDs: some Sequence<String>) {
         for userID in userIDs {
-            stripe(for: userID).state.withLock { $0.remove(userID) }
+            stripe(for: userID).withLock { $0.remove(userID) }
         }
     }
 
     func invalidateAll() {
         for stripe in stripes {
-            stripe.state.withLock { $0.removeAll() }
+            stripe.withLock { $0.removeAll() }
         }
     }
 
-    /// The number of users cached now (for tests and metrics).
-    var count: Int {
-        stripes.reduce(0) { total, stripe in total + stripe.state.withLock { $0.index.count } }
-    }
-
-    private func stripe(for userID: String) -> Stripe {
+    private func stripe(for userID: String) -> Locked<StripeState> {
         stripes[Int(UInt(bitPattern: userID.hashValue) % UInt(Self.stripeCount))]
     }
 }
 
-/// One stripe: its own lock, its own CLOCK ring.
-private final class Stripe: Sendable {
-    let state: Mutex<StripeState>
-
-    init(capacity: Int) {
-        state = Mutex(StripeState(capacity: capacity))
-    }
-}
-
+/// One stripe's CLOCK ring; guarded by its own lock.
 private struct StripeState: Sendable {
     struct Slot: Sendable {
         var userID: String

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Read connections shared by the threads that read; one per thread reading at the same time.
 ///
 /// Event-loop threads call the store's reads synchronously; each borrows a connection for one
@@ -13,7 +11,7 @@ final class ReaderPool: Sendable {
 
     private let path: String
     private let configuration: EntitlementStore.Configuration
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(path: String, configuration: EntitlementStore.Configuration) {
         self.path = path
@@ -22,7 +20,7 @@ final class ReaderPool: Sendable {
 
     /// Runs `body` with a reader of its own; throws ``StoreError/closedStore`` after ``close()``.
     func withReader<T>(_ body: (StoreReader) throws -> T) throws -> T {
-        let borrowed = try state.withLock { state throws(StoreError) -> StoreReader? in
+        let borrowed = try state.withLock { state -> StoreReader? in
             guard !state.isClosed else { throw StoreError.closedStore }
             return state.idle.popLast()
         }
