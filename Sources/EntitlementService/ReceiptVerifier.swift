@@ -75,8 +75,8 @@ public actor ReceiptVerifier {
         let verified = try await flights.run(receiptData) { [self] in
             try await self.verifyOnce(receiptData: receiptData)
         }
-        if let expected = configuration.bundleID, let bundle = verified.bundleID, bundle != expected {
-            throw RPCError(.invalidArgument, "receipt is for bundle '\(bundle)', not this service's '\(expected)'")
+        if let expected = configuration.bundleID, verified.bundleID != expected {
+            throw RPCError(.invalidArgument, "receipt is for bundle '\(verified.bundleID ?? "(none)")', not this service's '\(expected)'")
         }
         return verified
     }
