@@ -4,60 +4,71 @@
 /// parts are base64url without padding (RFC 7515 section 2), the `x5c` entries are standard
 /// base64 with padding (RFC 7515 section 4.1.6). Anything else (whitespace, the other alphabet,
 /// padding where none belongs, non-zero leftover bits) is rejected, never skipped.
+/// Table-driven over contiguous bytes: every token decodes about 9 KB, so this is on the
+/// per-token path next to the signature check.
 enum Base64 {
     /// Decodes unpadded base64url; nil for any character outside `A-Z a-z 0-9 - _`.
-    static func decodeURL<C: Collection<UInt8>>(_ text: C) -> [UInt8]? {
-        decode(text, alphabet: .url)
+    static func decodeURL(_ text: ArraySlice<UInt8>) -> [UInt8]? {
+        text.withUnsafeBufferPointer { decode($0, table: urlTable) }
     }
 
     /// Decodes padded standard base64 (`+ /`, `=` to a multiple of four characters).
-    static func decodeStandard<C: Collection<UInt8>>(_ text: C) -> [UInt8]? {
-        guard text.count % 4 == 0 else { return nil }
-        var body = Array(text)
-        var padding = 0
-        while padding < 2, body.last == UInt8(ascii: "=") {
-            body.removeLast()
-            padding += 1
+    static func decodeStandard(_ text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count % 4 == 0 else { return nil }
+            var body = bytes.count
+            while body > 0, bytes.count - body < 2, bytes[body - 1] == UInt8(ascii: "=") { body -= 1 }
+            // Padding must be exactly what the unpadded length implies: "xx==" or "xxx=".
+            guard bytes.count - body == (4 - body % 4) % 4 else { return nil }
+            return decode(UnsafeBufferPointer(rebasing: bytes[..<body]), table: standardTable)
         }
-        // Padding must be exactly what the unpadded length implies: "xx==" or "xxx=".
-        guard padding == (4 - body.count % 4) % 4 else { return nil }
-        return decode(body, alphabet: .standard)
     }
 
-    private enum Alphabet { case url, standard }
+    private static let invalid: UInt8 = 0xff
+    private static let urlTable = table(UInt8(ascii: "-"), UInt8(ascii: "_"))
+    private static let standardTable = table(UInt8(ascii: "+"), UInt8(ascii: "/"))
 
-    private static func sextet(_ byte: UInt8, _ alphabet: Alphabet) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): byte - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-") where alphabet == .url: 62
-        case UInt8(ascii: "_") where alphabet == .url: 63
-        case UInt8(ascii: "+") where alphabet == .standard: 62
-        case UInt8(ascii: "/") where alphabet == .standard: 63
-        default: nil
-        }
+    /// Maps each byte to its 6-bit value, or ``invalid``.
+    private static func table(_ char62: UInt8, _ char63: UInt8) -> [UInt8] {
+        var table = [UInt8](repeating: invalid, count: 256)
+        let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        for (value, char) in letters.enumerated() { table[Int(char)] = UInt8(value) }
+        table[Int(char62)] = 62
+        table[Int(char63)] = 63
+        return table
     }
 
     /// Decodes unpadded text; a final group of one character cannot encode a byte.
-    private static func decode<C: Collection<UInt8>>(_ text: C, alphabet: Alphabet) -> [UInt8]? {
-        guard text.count % 4 != 1 else { return nil }
-        var output: [UInt8] = []
-        output.reserveCapacity(text.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in text {
-            guard let value = sextet(byte, alphabet) else { return nil }
-            accumulator = (accumulator << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+    private static func decode(_ text: UnsafeBufferPointer<UInt8>, table: [UInt8]) -> [UInt8]? {
+        let remainder = text.count % 4
+        guard remainder != 1 else { return nil }
+        let capacity = text.count / 4 * 3 + max(remainder - 1, 0)
+        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let output = [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+                var accumulator: UInt32 = 0
+                var bits: UInt32 = 0
+                var written = 0
+                var seen: UInt8 = 0
+                for byte in text {
+                    let value = table[Int(byte)]
+                    seen |= value
+                    accumulator = (accumulator << 6) | UInt32(value & 0x3f)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        out[written] = UInt8(truncatingIfNeeded: accumulator >> bits)
+                        written += 1
+                        accumulator &= (1 << bits) - 1
+                    }
+                }
+                // ``invalid`` has bit 7 set, no 6-bit value does. Leftover bits must be zero,
+                // or two different texts would decode to the same bytes.
+                valid = seen & 0x80 == 0 && accumulator == 0
+                count = written
             }
+            return valid ? output : nil
         }
-        // Leftover bits must be zero, or two different texts would decode to the same bytes.
-        guard accumulator == 0 else { return nil }
-        return output
     }
 }

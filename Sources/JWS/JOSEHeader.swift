@@ -39,7 +39,7 @@ struct JOSEHeader {
         var certificates: [[UInt8]] = []
         for (index, entry) in x5c.enumerated() {
             let position = JWSError.CertificatePosition(rawValue: index)
-            guard let text = entry as? String, let der = Base64.decodeStandard(text.utf8) else {
+            guard let text = entry as? String, let der = Base64.decodeStandard(text) else {
                 throw JWSError(.malformedCertificate, "x5c[\(index)] is not a standard base64 string", certificate: position)
             }
             certificates.append(der)

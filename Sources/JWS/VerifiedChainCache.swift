@@ -14,6 +14,14 @@ final class VerifiedChainCache: Sendable {
         let anchor: ObjectIdentifier
         let intermediate: [UInt8]
         let leaf: [UInt8]
+
+        /// Hashes the bytes in bulk; the synthesized hash feeds the hasher one byte at a time.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(anchor)
+            hasher.combine(intermediate.count)
+            intermediate.withUnsafeBytes { hasher.combine(bytes: $0) }
+            leaf.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
     }
 
     private let capacity: Int

@@ -62,6 +62,12 @@ final class MalformedTokenTests: XCTestCase {
         }
     }
 
+    func testRejectsNonCanonicalTrailingBits() {
+        // "YQ" is "a"; "YR" would also decode to "a" if the leftover bits were ignored.
+        XCTAssertEqual(try JWSVerifier.unverifiedPayload(valid[0] + ".YQ." + valid[2]), Array("a".utf8))
+        assertMalformed(valid[0] + ".YR." + valid[2])
+    }
+
     func testUnverifiedPayloadDecodesWithoutVerifying() throws {
         let forged = PKIFixture.base64URL(Array(#"{"signedDate":1}"#.utf8))
         let compact = [valid[0], forged, valid[2]].joined(separator: ".")
