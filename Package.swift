@@ -12,6 +12,7 @@ let package = Package(
     targets: [
         // C gateways: a module map and a shim header each; exactly one Swift module imports each.
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CFuzzer", path: "Sources/CFuzzer"),
         .systemLibrary(name: "CNGHTTP2", path: "Sources/CNGHTTP2", pkgConfig: "libnghttp2",
                        providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CHTTPParser", path: "Sources/CHTTPParser",
@@ -44,6 +45,10 @@ let package = Package(
                           dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
                                          "HTTPCore", "ServiceRuntime", "EntitlementStorage",
                                          "Entitlements"]),
+
+        // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
+        .executableTarget(name: "entitlementd-fuzz",
+                          dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1"]),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),

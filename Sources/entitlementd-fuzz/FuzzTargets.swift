@@ -1,0 +1,43 @@
+import AppStore
+import EntitlementAPI
+import HTTP1
+import JWS
+import RPCCore
+
+/// Every entry point that takes bytes from the network, by name. Each must return normally on
+/// any input: a crash, trap or sanitizer report is a bug.
+enum FuzzTargets {
+    static let all: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
+        "jws": { JWSVerifier.fuzzParse($0) },
+        "notification-v1": { NotificationV1.fuzzParse($0) },
+        "notification-v2": { NotificationV2Payload.fuzzParse($0) },
+        "verify-receipt": { VerifyReceiptResponse.fuzzParse($0) },
+        "jws-transaction": { JWSTransactionPayload.fuzzParse($0) },
+        "protobuf": { bytes in
+            let slice = Array(bytes)[...]
+            _ = try? EntitlementV1.SubmitReceiptRequest(protobufBytes: slice)
+            _ = try? EntitlementV1.CheckEntitlementResponse(protobufBytes: slice)
+            _ = try? EntitlementV1.ListHistoryResponse(protobufBytes: slice)
+        },
+        "grpc-frames": { bytes in
+            var deframer = Deframer(limit: 1 << 16)
+            let input = Array(bytes)
+            var offset = 0
+            while offset < input.count {
+                let step = Int(input[offset] % 17) + 1
+                let end = min(input.count, offset + step)
+                guard (try? deframer.append(input[offset..<end]) { _ in }) != nil else { return }
+                offset = end
+            }
+        },
+        "http1": { bytes in
+            let parser = HTTP1RequestParser(limits: .init(maxHeaderBytes: 4096, maxBodySize: 1 << 16))
+            var input = Array(bytes)[...]
+            while !input.isEmpty {
+                let outcome = input.withUnsafeBytes { parser.parse($0) }
+                guard case .request(_, _, let consumed) = outcome, consumed > 0 else { return }
+                input = input.dropFirst(consumed)
+            }
+        },
+    ]
+}
