@@ -11,6 +11,16 @@ public protocol EntitlementRepository: Sendable {
     /// Stores `write` durably; returns only once it is durable and visible to reads.
     func write(_ write: FactsWrite) async throws -> WriteOutcome
 
+    /// Applies an App Store Server Notification once per ``NotificationWrite/sourceID``; returns
+    /// only once it is durable and visible to reads, like ``write(_:)``.
+    ///
+    /// Facts and events go to the owner of each chain named; a chain no user owns yet keeps
+    /// them until a ``write(_:)`` binds it to a user (not an ownership transfer), and then they
+    /// are that user's. State never moves backwards: transactions only accumulate, the newest
+    /// renewal info by signed date wins, and ``NotificationWrite/reversedRefunds`` is the only
+    /// way a stored cancellation goes away (one dated after the reversal still applies).
+    func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome
+
     /// Everything stored about `userID` (empty facts for an unknown user).
     func facts(userID: String) throws -> UserFacts
 

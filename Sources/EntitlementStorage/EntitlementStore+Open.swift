@@ -38,6 +38,10 @@ extension EntitlementStore {
                     message: "database migrations differ from this entitlementd's (\(error)): "
                         + "use the entitlementd that created it or point --database elsewhere",
                     cause: error)
+            case .foreignKeyViolation:
+                throw StoreError(code: .storageFailure,
+                                 message: "migrating the database at \(path) failed: \(error)",
+                                 cause: error)
             }
         } catch {
             throw StoreError.storage(error, "migrating the database at \(path)")

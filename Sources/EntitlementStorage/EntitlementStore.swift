@@ -54,6 +54,7 @@ public actor EntitlementStore: EntitlementRepository {
     private nonisolated let queue = WriteQueue()
     private nonisolated let cache: FactsCache
     private nonisolated let readers: ReaderPool
+    private nonisolated let statisticsCounter = Locked(StoreStatistics())
 
     public init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
         try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))
@@ -70,6 +71,7 @@ public actor EntitlementStore: EntitlementRepository {
         let recorder = FactsRecorder(db: db, transferPolicy: configuration.transferPolicy,
                                      clock: configuration.clock)
         let writer = Writer(db: db, recorder: recorder, queue: queue, cache: cache, readers: readers,
+                            statistics: statisticsCounter,
                             maxBatchSize: max(1, configuration.maxBatchSize))
         WriterThread.start { writer.run() }
     }
@@ -86,6 +88,23 @@ public actor EntitlementStore: EntitlementRepository {
                 continuation.resume(throwing: StoreError.closedStore)
             }
         }
+    }
+
+    /// Applies `notification`; returns once it is durable and visible to ``facts(userID:)``.
+    ///
+    /// It shares the writer's group commit with ``write(_:)``: a burst of notifications costs a
+    /// few fsyncs, not one each.
+    public func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            if !queue.enqueue(.notification(notification, continuation)) {
+                continuation.resume(throwing: StoreError.closedStore)
+            }
+        }
+    }
+
+    /// What the writer has committed so far; cheap, for metrics.
+    public nonisolated var statistics: StoreStatistics {
+        statisticsCounter.withLock { $0 }
     }
 
     /// Loads many writes fast (benchmarks, imports): large transactions, no per-write savepoint.

@@ -1,7 +1,7 @@
 import Entitlements
 import SQLite
 
-/// Records one ``FactsWrite`` inside the writer connection's open transaction.
+/// Records one ``FactsWrite`` or ``NotificationWrite`` inside the writer's open transaction.
 ///
 /// Runs on the writer thread only. It throws on an ownership conflict (under
 /// ``TransferPolicy/reject``) or a SQLite failure; the caller wraps each write in a savepoint,
@@ -9,8 +9,8 @@ import SQLite
 /// which is what makes replays harmless.
 final class FactsRecorder {
     let db: Connection
+    let clock: @Sendable () -> Int64
     private let transferPolicy: TransferPolicy
-    private let clock: @Sendable () -> Int64
 
     init(db: Connection, transferPolicy: TransferPolicy, clock: @escaping @Sendable () -> Int64) {
         self.db = db
@@ -38,18 +38,10 @@ final class FactsRecorder {
                                                 outcome: &outcome)
         }
         for transaction in write.transactions {
-            let chainRow = chainRows[transaction.originalTransactionID]!
-            let stored = try storedTransaction(transaction.transactionID)
-            let events = HistoryDerivation.events(incoming: transaction, stored: stored?.value,
-                                                  source: write.source)
-            if let stored {
-                let merged = stored.value.merged(with: transaction)
-                if merged != stored.value { try update(merged, row: stored.row) }
-            } else {
-                try insert(transaction, chainRow: chainRow)
-                outcome.newTransactions += 1
-            }
-            for event in events where try insert(event, userRow: userRow) {
+            let stored = try store(transaction, chainRow: chainRows[transaction.originalTransactionID]!,
+                                   source: write.source)
+            if stored.isNew { outcome.newTransactions += 1 }
+            for event in stored.events where try insert(event, userRow: userRow) {
                 outcome.newEvents += 1
             }
         }
@@ -77,8 +69,10 @@ final class FactsRecorder {
     }
 
     /// Records the source as processed; returns whether it already was.
-    private func markProcessed(
-        _ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64, now: Int64
+    ///
+    /// A notification has no user (`userRow` nil): it is about chains, whoever owns them.
+    func markProcessed(
+        _ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64
     ) throws -> Bool {
         let insert = try db.prepare("""
             INSERT INTO processed_sources (source, source_id, user_rowid, processed_at_ms)
@@ -92,31 +86,24 @@ final class FactsRecorder {
         return db.changes == 0
     }
 
-    /// The chain's row, created for or moved to the writing user per the transfer policy.
+    /// The chain's row, created for, bound to or moved to the writing user.
+    ///
+    /// A chain a notification created without an owner is bound, not transferred: nobody loses
+    /// it, so the transfer policy does not apply and no transfer event is recorded; its waiting
+    /// events join the user's history in this same transaction.
     private func claimChain(
         _ chainID: String, for write: FactsWrite, userRow: Int64, sample: Transaction?, now: Int64,
         affectedUsers: inout Set<String>, outcome: inout WriteOutcome
     ) throws -> Int64 {
-        let find = try db.prepare("""
-            SELECT c.id, c.user_rowid, u.user_id FROM chains c JOIN users u ON u.id = c.user_rowid
-            WHERE c.original_transaction_id = ?
-            """)
-        find.bind(chainID, at: 1)
-        guard try find.step() else {
-            find.reset()
-            let insert = try db.prepare(
-                "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?)")
-            insert.bind(chainID, at: 1)
-            insert.bind(userRow, at: 2)
-            insert.bind(now, at: 3)
-            try insert.execute()
-            return db.lastInsertRowID
+        guard let chain = try findChain(chainID) else {
+            return try insertChain(chainID, userRow: userRow, now: now)
         }
-        let chainRow = find.int64(at: 0)
-        let ownerRow = find.int64(at: 1)
-        let ownerID = find.string(at: 2)
-        find.reset()
-        guard ownerRow != userRow else { return chainRow }
+        guard let ownerRow = chain.ownerRow, let ownerID = chain.ownerID else {
+            try setOwner(of: chain.row, to: userRow, now: now)
+            outcome.newEvents += try adoptPendingEvents(chainRow: chain.row, userRow: userRow)
+            return chain.row
+        }
+        guard ownerRow != userRow else { return chain.row }
 
         guard transferPolicy == .transfer else {
             throw StoreError(
@@ -124,17 +111,13 @@ final class FactsRecorder {
                 message: "original transaction \(chainID) belongs to another user; "
                     + "submit it as that user, or run with the transfer ownership policy")
         }
-        let move = try db.prepare("UPDATE chains SET user_rowid = ?, owned_since_ms = ? WHERE id = ?")
-        move.bind(userRow, at: 1)
-        move.bind(now, at: 2)
-        move.bind(chainRow, at: 3)
-        try move.execute()
+        try setOwner(of: chain.row, to: userRow, now: now)
         let transfer = HistoryDerivation.ownershipTransfer(
             originalTransactionID: chainID, productID: sample?.productID ?? "",
             toUserID: write.userID, occurredAtMs: now,
             environment: sample?.environment ?? .production, source: write.source)
         if try insert(transfer, userRow: ownerRow) { outcome.newEvents += 1 }
         affectedUsers.insert(ownerID)
-        return chainRow
+        return chain.row
     }
 }

@@ -78,5 +78,56 @@ enum Schema {
                 PRIMARY KEY (source, source_id)
             ) WITHOUT ROWID;
             """),
+        // Notifications arrive per chain, possibly before any user owns it: a chain and a
+        // processed source may have no user, and events wait in pending_events until a receipt
+        // binds the chain. SQLite cannot drop NOT NULL in place, so both tables are rebuilt
+        // (create, copy, drop, rename: the order that keeps the children's foreign keys
+        // naming "chains"); the migrator runs with foreign keys off and checks them before
+        // committing. Reversals are keyed by transaction id: the transaction may not be stored yet.
+        Migration("notifications_orphan_chains_and_refund_reversals", sql: """
+            CREATE TABLE chains_rebuilt (
+                id INTEGER PRIMARY KEY,
+                original_transaction_id TEXT NOT NULL UNIQUE,
+                user_rowid INTEGER REFERENCES users(id),
+                owned_since_ms INTEGER
+            );
+            INSERT INTO chains_rebuilt (id, original_transaction_id, user_rowid, owned_since_ms)
+                SELECT id, original_transaction_id, user_rowid, owned_since_ms FROM chains;
+            DROP TABLE chains;
+            ALTER TABLE chains_rebuilt RENAME TO chains;
+            CREATE INDEX chains_by_user ON chains(user_rowid);
+
+            CREATE TABLE processed_sources_rebuilt (
+                source TEXT NOT NULL,
+                source_id TEXT NOT NULL,
+                user_rowid INTEGER REFERENCES users(id),
+                processed_at_ms INTEGER NOT NULL,
+                PRIMARY KEY (source, source_id)
+            ) WITHOUT ROWID;
+            INSERT INTO processed_sources_rebuilt (source, source_id, user_rowid, processed_at_ms)
+                SELECT source, source_id, user_rowid, processed_at_ms FROM processed_sources;
+            DROP TABLE processed_sources;
+            ALTER TABLE processed_sources_rebuilt RENAME TO processed_sources;
+
+            CREATE TABLE pending_events (
+                event_id TEXT PRIMARY KEY,
+                chain_rowid INTEGER NOT NULL REFERENCES chains(id),
+                kind TEXT NOT NULL,
+                occurred_at_ms INTEGER NOT NULL,
+                product_id TEXT NOT NULL,
+                transaction_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                expires_at_ms INTEGER NOT NULL,
+                environment TEXT NOT NULL,
+                source TEXT NOT NULL,
+                apple_notification_type TEXT NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX pending_events_by_chain ON pending_events(chain_rowid);
+
+            CREATE TABLE refund_reversals (
+                transaction_id TEXT PRIMARY KEY,
+                reversed_at_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ])
 }

@@ -7,7 +7,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case ownershipConflict, badPageToken, schemaTooNew, schemaMismatch
-            case storageFailure, closed
+            case storageFailure, closed, invalidWrite
         }
 
         private let wrapped: Wrapped
@@ -25,6 +25,9 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let storageFailure = Code(.storageFailure)
         /// The store was closed (shutdown in progress).
         public static let closed = Code(.closed)
+        /// The write itself is malformed (e.g. a notification event naming no chain); retrying
+        /// the same write fails again (INVALID_ARGUMENT, or HTTP 400 for a webhook).
+        public static let invalidWrite = Code(.invalidWrite)
 
         public var description: String { wrapped.rawValue }
     }

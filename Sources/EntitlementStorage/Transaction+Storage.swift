@@ -36,13 +36,17 @@ extension Transaction {
 
     /// The stored transaction updated with what `incoming` adds, never taking anything away.
     ///
-    /// Apple never un-refunds or un-upgrades a transaction, so a late or replayed copy without
-    /// those fields must not clear them: a cancellation date, once seen, stays; `isUpgraded`
-    /// only turns on; absent optional fields are filled in. Everything else is immutable
-    /// per transaction_id and keeps its first stored value.
+    /// A late or replayed copy without a cancellation or upgrade must not clear them: a
+    /// cancellation date, once seen, stays (only a refund reversal, recorded apart, removes
+    /// one); `isUpgraded` only turns on; absent optional fields are filled in. Of two
+    /// cancellation dates the later wins: two mean Apple refunded, reversed and refunded again,
+    /// and keeping the later makes the result independent of arrival order. Everything else is
+    /// immutable per transaction_id and keeps its first stored value.
     func merged(with incoming: Transaction) -> Transaction {
         var merged = self
-        merged.cancellationDateMs = cancellationDateMs ?? incoming.cancellationDateMs
+        if let incomingCancellation = incoming.cancellationDateMs {
+            merged.cancellationDateMs = max(cancellationDateMs ?? .min, incomingCancellation)
+        }
         merged.expiresDateMs = expiresDateMs ?? incoming.expiresDateMs
         merged.isUpgraded = isUpgraded || incoming.isUpgraded
         merged.subscriptionGroupIdentifier = subscriptionGroupIdentifier ?? incoming.subscriptionGroupIdentifier

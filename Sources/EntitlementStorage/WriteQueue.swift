@@ -3,6 +3,7 @@ import Entitlements
 /// One unit of work for the writer thread, with the continuation that answers its caller.
 enum WriteJob: Sendable {
     case write(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)
+    case notification(NotificationWrite, CheckedContinuation<NotificationOutcome, any Error>)
     case seed([FactsWrite], CheckedContinuation<Void, any Error>)
 }
 

@@ -1,7 +1,8 @@
 import Entitlements
 import SQLite
 
-/// The writer thread's loop: takes queued writes, commits them as one transaction, then answers.
+/// The writer thread's loop: takes queued writes and notifications, commits them as one
+/// transaction, then answers.
 ///
 /// Confined to the writer thread once started. Group commit: while one batch commits (and
 /// fsyncs), new writes queue up; the next ``WriteQueue/take(limit:)`` returns all of them, so
@@ -19,31 +20,32 @@ final class Writer: @unchecked Sendable {
     private let queue: WriteQueue
     private let cache: FactsCache
     private let readers: ReaderPool
+    private let statistics: Locked<StoreStatistics>
     private let maxBatchSize: Int
     private static let seedChunkSize = 20_000
 
     init(db: Connection, recorder: FactsRecorder, queue: WriteQueue, cache: FactsCache,
-         readers: ReaderPool, maxBatchSize: Int) {
+         readers: ReaderPool, statistics: Locked<StoreStatistics>, maxBatchSize: Int) {
         self.db = db
         self.recorder = recorder
         self.queue = queue
         self.cache = cache
         self.readers = readers
+        self.statistics = statistics
         self.maxBatchSize = maxBatchSize
     }
 
     /// Runs until the queue is closed and drained, then closes every connection.
     func run() {
         while let jobs = queue.take(limit: maxBatchSize) {
-            var batch: [(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)] = []
+            var batch: [WriteJob] = []
             for job in jobs {
-                switch job {
-                case let .write(write, continuation):
-                    batch.append((write, continuation))
-                case let .seed(writes, continuation):
+                if case let .seed(writes, continuation) = job {
                     commit(batch)
                     batch.removeAll()
                     continuation.resume(with: Result { try seed(writes) })
+                } else {
+                    batch.append(job)
                 }
             }
             commit(batch)
@@ -55,33 +57,74 @@ final class Writer: @unchecked Sendable {
         queue.markFinished()
     }
 
-    private func commit(_ batch: [(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)]) {
+    /// Commits `batch` (facts writes and notifications, never seeds) as one transaction.
+    private func commit(_ batch: [WriteJob]) {
         guard !batch.isEmpty else { return }
-        var results: [Result<WriteOutcome, any Error>] = []
+        // Each job's answer, held until COMMIT and cache invalidation are done.
+        var answers: [() -> Void] = []
         var affectedUsers = Set<String>()
+        var applied = 0
+        var committed = false
         do {
             try db.transaction(.immediate) {
-                results = batch.map { write, _ in
+                answers = batch.map { job in
                     var affected = Set<String>()
-                    let result = Result {
-                        try db.savepoint("fact_write") {
-                            try recorder.record(write, affectedUsers: &affected)
-                        }
+                    let answer = record(job, affectedUsers: &affected)
+                    if answer.succeeded {
+                        affectedUsers.formUnion(affected)
+                        applied += 1
                     }
-                    if case .success = result { affectedUsers.formUnion(affected) }
-                    return result.mapError { StoreError.storage($0, "recording facts") }
+                    return answer.resume
                 }
             }
+            committed = true
         } catch {
             if batch.count > 1 {
-                for entry in batch { commit([entry]) }
+                for job in batch { commit([job]) }
                 return
             }
-            results = [.failure(StoreError.storage(error, "committing facts"))]
+            let failure = StoreError.storage(error, "committing facts")
+            answers = [{ Self.fail(batch[0], failure) }]
+        }
+        if committed {
+            statistics.withLock { counters in
+                counters.commits += 1
+                counters.appliedWrites += applied
+            }
         }
         cache.invalidate(affectedUsers)
-        for ((_, continuation), result) in zip(batch, results) {
-            continuation.resume(with: result)
+        for answer in answers { answer() }
+    }
+
+    /// Records one job in its own savepoint; returns whether it succeeded and how to answer it.
+    private func record(_ job: WriteJob, affectedUsers: inout Set<String>)
+        -> (succeeded: Bool, resume: () -> Void) {
+        switch job {
+        case let .write(write, continuation):
+            let result = Result {
+                try db.savepoint("fact_write") { try recorder.record(write, affectedUsers: &affectedUsers) }
+            }.mapError { StoreError.storage($0, "recording facts") }
+            return (Self.succeeded(result), { continuation.resume(with: result) })
+        case let .notification(notification, continuation):
+            let result = Result {
+                try db.savepoint("fact_write") { try recorder.apply(notification, affectedUsers: &affectedUsers) }
+            }.mapError { StoreError.storage($0, "recording a notification") }
+            return (Self.succeeded(result), { continuation.resume(with: result) })
+        case .seed:
+            preconditionFailure("run() commits seeds on their own, never in a batch")
+        }
+    }
+
+    private static func succeeded<Success>(_ result: Result<Success, StoreError>) -> Bool {
+        if case .success = result { return true }
+        return false
+    }
+
+    private static func fail(_ job: WriteJob, _ error: StoreError) {
+        switch job {
+        case let .write(_, continuation): continuation.resume(throwing: error)
+        case let .notification(_, continuation): continuation.resume(throwing: error)
+        case let .seed(_, continuation): continuation.resume(throwing: error)
         }
     }
 

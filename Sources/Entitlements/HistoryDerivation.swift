@@ -8,13 +8,19 @@
 /// a RENEWAL, whichever arrives first.
 public enum HistoryDerivation {
     /// The events `incoming` adds, given the stored version of the same transaction (`nil` when
-    /// it is new).
+    /// it is new) and when Apple last reversed a refund of it (`refundReversedAtMs`).
     ///
-    /// A new transaction is a purchase or renewal at its purchase date; a cancellation date that
-    /// appears (on a new or a stored transaction) is a refund at that date. A stored
-    /// transaction arriving again unchanged adds nothing.
+    /// A new transaction is a purchase or renewal at its purchase date; a cancellation date the
+    /// stored copy does not carry is a refund at that date. A stored transaction arriving again
+    /// unchanged adds nothing.
+    ///
+    /// A refund dated at or before a reversal is still history (it happened, then was undone),
+    /// so it keeps the id "refund:<transaction_id>" whether it arrives before or after the
+    /// reversal, and appears once either way. A refund dated after the latest reversal is a new
+    /// one and gets "refund:<transaction_id>:<date>", so it is not mistaken for the reversed one.
     public static func events(
-        incoming: Transaction, stored: Transaction?, source: HistoryEvent.Source
+        incoming: Transaction, stored: Transaction?, source: HistoryEvent.Source,
+        refundReversedAtMs: Int64? = nil
     ) -> [HistoryEvent] {
         var events: [HistoryEvent] = []
         if stored == nil {
@@ -22,8 +28,12 @@ public enum HistoryDerivation {
             let kind: HistoryEvent.Kind = isFirstOfChain ? .purchase : .renewal
             events.append(event(kind, at: incoming.purchaseDateMs, for: incoming, source: source))
         }
-        if let cancelledAt = incoming.cancellationDateMs, stored?.cancellationDateMs == nil {
-            events.append(event(.refund, at: cancelledAt, for: incoming, source: source))
+        if let cancelledAt = incoming.cancellationDateMs, cancelledAt != stored?.cancellationDateMs {
+            var refund = event(.refund, at: cancelledAt, for: incoming, source: source)
+            if let reversedAt = refundReversedAtMs, cancelledAt > reversedAt {
+                refund.eventID += ":\(cancelledAt)"
+            }
+            events.append(refund)
         }
         return events
     }

@@ -15,6 +15,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
     case schemaTooNew(found: Int, known: Int)
     /// An applied migration has a different name than the binary's: history was edited.
     case historyMismatch(version: Int, applied: String, expected: String)
+    /// A migration left a row whose foreign key points nowhere; it was rolled back.
+    case foreignKeyViolation(version: Int, table: String)
 
     public var description: String {
         switch self {
@@ -22,6 +24,8 @@ public enum MigrationError: Error, Sendable, CustomStringConvertible {
             return "database schema version \(found) is newer than this binary knows (\(known))"
         case let .historyMismatch(version, applied, expected):
             return "database migration \(version) is '\(applied)' but this binary's is '\(expected)'"
+        case let .foreignKeyViolation(version, table):
+            return "database migration \(version) left rows in \(table) with dangling foreign keys"
         }
     }
 }

@@ -3,6 +3,10 @@
 /// The version is `PRAGMA user_version` (the count of applied migrations), written in the same
 /// transaction as the migration so a crash never leaves them apart. `schema_migrations` keeps
 /// each applied name and time for operators, and lets us detect an edited history.
+///
+/// Foreign keys are off while migrating (as GRDB does), because rebuilding a table that others
+/// reference (create, copy, drop, rename: how SQLite changes a column's constraints) fails
+/// otherwise; each migration runs `PRAGMA foreign_key_check` before it commits instead.
 public struct Migrator: Sendable {
     public let migrations: [Migration]
 
@@ -31,6 +35,11 @@ public struct Migrator: Sendable {
             )
             """)
         try checkHistory(connection)
+        guard found < latestVersion else { return found }
+        // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched out here.
+        let enforcesForeignKeys = try connection.scalarInt64("PRAGMA foreign_keys") == 1
+        if enforcesForeignKeys { try connection.execute("PRAGMA foreign_keys = OFF") }
+        defer { if enforcesForeignKeys { try? connection.execute("PRAGMA foreign_keys = ON") } }
         for index in found..<latestVersion {
             let migration = migrations[index]
             let version = index + 1
@@ -38,6 +47,9 @@ public struct Migrator: Sendable {
                 // Re-check inside the write lock: another process may have migrated meanwhile.
                 guard try currentVersion(connection) == index else { return }
                 try connection.execute(migration.sql)
+                if let table = try connection.scalarString("PRAGMA foreign_key_check") {
+                    throw MigrationError.foreignKeyViolation(version: version, table: table)
+                }
                 let record = try connection.prepare(
                     "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)")
                 record.bind(version, at: 1)

@@ -8,14 +8,15 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 3)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 4)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 3)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 4)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
-        XCTAssertEqual(names, ["chains", "history_events", "processed_sources", "renewal_infos",
-                               "schema_migrations", "transactions", "users"])
+        XCTAssertEqual(names, ["chains", "history_events", "pending_events", "processed_sources",
+                               "refund_reversals", "renewal_infos", "schema_migrations", "transactions",
+                               "users"])
     }
 
     func testReopenKeepsEverything() async throws {
@@ -40,6 +41,31 @@ final class MigrationTests: StoreTestCase {
         await store.close()
     }
 
+    func testUpgradesAVersion3DatabaseKeepingEveryRow() async throws {
+        try Version3Database.create(at: databasePath)
+        let store = try openStore()
+        let facts = try store.facts(userID: "alice")
+        XCTAssertEqual(facts.transactions.map(\.transactionID), ["1000"])
+        XCTAssertEqual(facts.renewalInfos["1000"]?.signedDateMs, 5)
+        XCTAssertEqual(try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil)
+            .events.map(\.eventID), ["purchase:1000"])
+        let replay = try await store.write(Fixture.receipt("alice", [], sourceID: "r1"))
+        XCTAssertTrue(replay.alreadyProcessed)
+        // The rebuilt chains table takes owner-less chains, and still links to alice's.
+        let orphan = try await store.apply(Fixture.notification(
+            "v2:orphan", transactions: [Fixture.subscription("2000", chain: "2000")]))
+        XCTAssertEqual(orphan.ownerUserIDs, [])
+        let owned = try await store.apply(Fixture.notification(
+            "v2:owned", transactions: [Fixture.subscription("1001", chain: "1000")]))
+        XCTAssertEqual(owned.ownerUserIDs, ["alice"])
+        await store.close()
+
+        let db = try Connection(path: databasePath)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 4)
+        XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
+    }
+
     func testRefusesADatabaseWithANewerSchema() async throws {
         try await openStore().close()
         do {
@@ -48,7 +74,7 @@ final class MigrationTests: StoreTestCase {
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
         XCTAssertEqual(error?.message, "database schema version 7 is newer than this entitlementd "
-                       + "knows (3): upgrade entitlementd or point --database elsewhere")
+                       + "knows (4): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

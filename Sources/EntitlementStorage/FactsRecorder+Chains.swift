@@ -1,0 +1,92 @@
+import Entitlements
+import SQLite
+
+/// Chain rows and their owners, including chains no user owns yet.
+extension FactsRecorder {
+    /// A `chains` row and its owner; `nil` owner for a chain only notifications have named.
+    struct StoredChain {
+        var row: Int64
+        var ownerRow: Int64?
+        var ownerID: String?
+    }
+
+    func findChain(_ chainID: String) throws -> StoredChain? {
+        let find = try db.prepare("""
+            SELECT c.id, c.user_rowid, u.user_id FROM chains c LEFT JOIN users u ON u.id = c.user_rowid
+            WHERE c.original_transaction_id = ?
+            """)
+        find.bind(chainID, at: 1)
+        defer { find.reset() }
+        guard try find.step() else { return nil }
+        return StoredChain(row: find.int64(at: 0), ownerRow: find.optionalInt64(at: 1),
+                           ownerID: find.optionalString(at: 2))
+    }
+
+    /// Inserts a chain owned by `userRow`, or by nobody yet when it is `nil`.
+    func insertChain(_ chainID: String, userRow: Int64?, now: Int64) throws -> Int64 {
+        let insert = try db.prepare(
+            "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?)")
+        insert.bind(chainID, at: 1)
+        insert.bind(userRow, at: 2)
+        insert.bind(userRow == nil ? nil : now, at: 3)
+        try insert.execute()
+        return db.lastInsertRowID
+    }
+
+    func setOwner(of chainRow: Int64, to userRow: Int64, now: Int64) throws {
+        let move = try db.prepare("UPDATE chains SET user_rowid = ?, owned_since_ms = ? WHERE id = ?")
+        move.bind(userRow, at: 1)
+        move.bind(now, at: 2)
+        move.bind(chainRow, at: 3)
+        try move.execute()
+    }
+
+    /// Stores `event` in the owner's history, or keeps it with the chain until one binds it;
+    /// `false` when its id was already recorded in either place.
+    func insert(_ event: HistoryEvent, into chain: StoredChain) throws -> Bool {
+        if let ownerRow = chain.ownerRow { return try insert(event, userRow: ownerRow) }
+        // Checked against history_events too, so an id stays unique across both tables.
+        let insert = try db.prepare("""
+            INSERT INTO pending_events (
+                event_id, chain_rowid, kind, occurred_at_ms, product_id, transaction_id,
+                original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
+            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+            WHERE NOT EXISTS (SELECT 1 FROM history_events WHERE event_id = ?1)
+            ON CONFLICT (event_id) DO NOTHING
+            """)
+        insert.bind(event.eventID, at: 1)
+        insert.bind(chain.row, at: 2)
+        insert.bind(event.kind.rawValue, at: 3)
+        insert.bind(event.occurredAtMs, at: 4)
+        insert.bind(event.productID, at: 5)
+        insert.bind(event.transactionID, at: 6)
+        insert.bind(event.originalTransactionID, at: 7)
+        insert.bind(event.expiresAtMs, at: 8)
+        insert.bind(event.environment.rawValue, at: 9)
+        insert.bind(event.source.rawValue, at: 10)
+        insert.bind(event.appleNotificationType, at: 11)
+        try insert.execute()
+        return db.changes > 0
+    }
+
+    /// Moves the chain's waiting events into `userRow`'s history; returns how many it added.
+    func adoptPendingEvents(chainRow: Int64, userRow: Int64) throws -> Int {
+        let adopt = try db.prepare("""
+            INSERT INTO history_events (
+                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
+                original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
+            SELECT event_id, ?1, kind, occurred_at_ms, product_id, transaction_id,
+                original_transaction_id, expires_at_ms, environment, source, apple_notification_type
+            FROM pending_events WHERE chain_rowid = ?2
+            ON CONFLICT (event_id) DO NOTHING
+            """)
+        adopt.bind(userRow, at: 1)
+        adopt.bind(chainRow, at: 2)
+        try adopt.execute()
+        let adopted = db.changes
+        let clear = try db.prepare("DELETE FROM pending_events WHERE chain_rowid = ?")
+        clear.bind(chainRow, at: 1)
+        try clear.execute()
+        return adopted
+    }
+}

@@ -1,0 +1,60 @@
+import Entitlements
+import SQLite
+
+/// Applying a ``NotificationWrite``: facts per chain, for whoever owns it or for nobody yet.
+extension FactsRecorder {
+    /// Applies `notification` once per source id; adds the owners of the chains it is about to
+    /// `affectedUsers`.
+    ///
+    /// Facts live per chain, so a chain no user owns yet simply gets a `chains` row without an
+    /// owner: its transactions and renewal info are stored as usual (and become a user's the
+    /// moment a receipt binds the chain), and its events wait in `pending_events`. Reversals
+    /// are recorded first, so a cancellation in the same notification is judged against them.
+    func apply(_ notification: NotificationWrite, affectedUsers: inout Set<String>) throws
+        -> NotificationOutcome {
+        if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
+            throw StoreError(code: .invalidWrite,
+                             message: "notification \(notification.sourceID): event \(orphan.eventID) "
+                                 + "names no original transaction, so no chain can hold it")
+        }
+        let now = clock()
+        if try markProcessed(notification.source, notification.sourceID, userRow: nil, now: now) {
+            return NotificationOutcome(duplicate: true)
+        }
+        var outcome = NotificationOutcome()
+        var owners = Set<String>()
+        for transactionID in notification.reversedRefunds {
+            if let owner = try reverseRefund(of: transactionID, at: notification.signedDateMs) {
+                owners.insert(owner)
+            }
+        }
+
+        var chains: [String: StoredChain] = [:]
+        let chainIDs = notification.transactions.map(\.originalTransactionID)
+            + notification.renewalInfos.map(\.originalTransactionID)
+            + notification.events.map(\.originalTransactionID)
+        for chainID in chainIDs where chains[chainID] == nil {
+            let chain = try findChain(chainID)
+                ?? StoredChain(row: try insertChain(chainID, userRow: nil, now: now))
+            if let ownerID = chain.ownerID { owners.insert(ownerID) }
+            chains[chainID] = chain
+        }
+        for transaction in notification.transactions {
+            let chain = chains[transaction.originalTransactionID]!
+            let stored = try store(transaction, chainRow: chain.row, source: notification.source)
+            if stored.isNew { outcome.newTransactions += 1 }
+            for event in stored.events where try insert(event, into: chain) {
+                outcome.newEvents += 1
+            }
+        }
+        for info in notification.renewalInfos {
+            try upsert(info, chainRow: chains[info.originalTransactionID]!.row)
+        }
+        for event in notification.events where try insert(event, into: chains[event.originalTransactionID]!) {
+            outcome.newEvents += 1
+        }
+        outcome.ownerUserIDs = owners.sorted()
+        affectedUsers.formUnion(owners)
+        return outcome
+    }
+}

@@ -1,0 +1,78 @@
+import Entitlements
+import SQLite
+
+/// Storing transactions so that refunds and their reversals commute.
+///
+/// Apple can refund a transaction, reverse the refund (REFUND_REVERSED) and refund it again,
+/// and the notifications arrive in any order. The rule, applied on every path (notifications
+/// and receipts alike): a reversal at R removes every cancellation dated at or before R and
+/// makes later copies carrying such a date ignored; a cancellation dated after the latest
+/// reversal stands. The stored cancellation is then always the latest cancellation seen that
+/// is after the latest reversal seen, whatever the arrival order.
+///
+/// The cancellation's own date (Apple's `cancellation_date_ms` / `revocationDate`) is compared,
+/// not the carrier's signed date: a reversed refund was granted before the reversal, and a new
+/// refund is dated after it, whichever notification or receipt carries them; receipts have no
+/// signed date at all, and a stale verifyReceipt answer still showing the reversed refund
+/// shows it with its old date. Upgrades also set a cancellation date (the upgrade time), which
+/// is not a refund: reversals never touch an upgraded transaction's.
+extension FactsRecorder {
+    /// Stores `transaction` in `chainRow`, merged with any stored copy; returns whether it is
+    /// new and the history events it derives (to be stored by the caller for the owner).
+    func store(_ transaction: Transaction, chainRow: Int64, source: HistoryEvent.Source) throws
+        -> (isNew: Bool, events: [HistoryEvent]) {
+        let stored = try storedTransaction(transaction.transactionID)
+        // Only a cancellation needs the reversal: the common path costs no extra query.
+        let reversedAt = transaction.cancellationDateMs == nil
+            ? nil : try refundReversedAt(transaction.transactionID)
+        let events = HistoryDerivation.events(incoming: transaction, stored: stored?.value,
+                                              source: source, refundReversedAtMs: reversedAt)
+        var incoming = transaction
+        if let cancelledAt = incoming.cancellationDateMs, let reversedAt, cancelledAt <= reversedAt,
+           !incoming.isUpgraded {
+            incoming.cancellationDateMs = nil
+        }
+        guard let stored else {
+            try insert(incoming, chainRow: chainRow)
+            return (true, events)
+        }
+        let merged = stored.value.merged(with: incoming)
+        if merged != stored.value { try update(merged, row: stored.row) }
+        return (false, events)
+    }
+
+    /// Records that Apple reversed the refund of `transactionID` at `reversedAtMs` and clears a
+    /// stored cancellation it covers; returns the owner of the transaction's chain, if any.
+    func reverseRefund(of transactionID: String, at reversedAtMs: Int64) throws -> String? {
+        let record = try db.prepare("""
+            INSERT INTO refund_reversals (transaction_id, reversed_at_ms) VALUES (?, ?)
+            ON CONFLICT (transaction_id) DO UPDATE SET reversed_at_ms = excluded.reversed_at_ms
+            WHERE excluded.reversed_at_ms > refund_reversals.reversed_at_ms
+            """)
+        record.bind(transactionID, at: 1)
+        record.bind(reversedAtMs, at: 2)
+        try record.execute()
+        let clear = try db.prepare("""
+            UPDATE transactions SET cancellation_date_ms = NULL
+            WHERE transaction_id = ? AND cancellation_date_ms <= ? AND is_upgraded = 0
+            """)
+        clear.bind(transactionID, at: 1)
+        clear.bind(reversedAtMs, at: 2)
+        try clear.execute()
+        let owner = try db.prepare("""
+            SELECT u.user_id FROM transactions t JOIN chains c ON c.id = t.chain_rowid
+            JOIN users u ON u.id = c.user_rowid WHERE t.transaction_id = ?
+            """)
+        owner.bind(transactionID, at: 1)
+        defer { owner.reset() }
+        return try owner.step() ? owner.string(at: 0) : nil
+    }
+
+    /// The latest time Apple reversed a refund of `transactionID`, if it ever did.
+    private func refundReversedAt(_ transactionID: String) throws -> Int64? {
+        let find = try db.prepare("SELECT reversed_at_ms FROM refund_reversals WHERE transaction_id = ?")
+        find.bind(transactionID, at: 1)
+        defer { find.reset() }
+        return try find.step() ? find.int64(at: 0) : nil
+    }
+}

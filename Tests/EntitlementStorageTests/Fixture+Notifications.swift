@@ -1,0 +1,40 @@
+import Entitlements
+import EntitlementStorage
+
+/// Notification test facts: a V2 notification about one chain, and the events a caller derives.
+extension Fixture {
+    static let purchasedAt: Int64 = 1_700_000_000_000
+    static let expiresAt: Int64 = purchasedAt + 2_592_000_000
+
+    static func notification(
+        _ uuid: String, signedAt: Int64 = purchasedAt + 1_000, transactions: [Transaction] = [],
+        renewals: [RenewalInfo] = [], events: [HistoryEvent] = [], reversedRefunds: [String] = []
+    ) -> NotificationWrite {
+        NotificationWrite(source: .notificationV2, sourceID: uuid, signedDateMs: signedAt,
+                          transactions: transactions, renewalInfos: renewals, events: events,
+                          reversedRefunds: reversedRefunds)
+    }
+
+    /// The event a caller records for a notification, with the notification's id as its own.
+    static func event(
+        _ id: String, _ kind: HistoryEvent.Kind, chain: String, at occurredAtMs: Int64,
+        type: String = "DID_CHANGE_RENEWAL_STATUS"
+    ) -> HistoryEvent {
+        HistoryEvent(eventID: id, kind: kind, occurredAtMs: occurredAtMs,
+                     productID: "com.example.monthly", transactionID: chain,
+                     originalTransactionID: chain, environment: .sandbox, source: .notificationV2,
+                     appleNotificationType: type)
+    }
+
+    static func renewal(chain: String, signedAt: Int64, autoRenew: Bool = true,
+                        billingRetry: Bool = false) -> RenewalInfo {
+        RenewalInfo(originalTransactionID: chain, autoRenewStatus: autoRenew,
+                    isInBillingRetryPeriod: billingRetry, signedDateMs: signedAt)
+    }
+
+    /// The state of `chain` for `facts` at `t`, by the real rules (no catalog).
+    static func state(of chain: String, in facts: UserFacts, at t: Int64) -> EntitlementState? {
+        EntitlementRules.entitlements(for: facts, at: t, catalog: .empty)
+            .first { $0.originalTransactionID == chain }?.state
+    }
+}
