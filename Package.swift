@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(name: "entitlementd",
                           dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
                                          "HTTPCore", "ServiceRuntime", "EntitlementStorage",
-                                         "Entitlements"]),
+                                         "Entitlements", "JWS"]),
 
         // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
         .executableTarget(name: "entitlementd-fuzz",

@@ -13,12 +13,15 @@ public struct ReceiptSubmission: Sendable {
     let catalog: Catalog
     let now: @Sendable () -> Int64
     let recentlyVerified: RecentlyVerified?
+    let signedTransactions: SignedTransactionVerifier
 
     /// `verifyCacheTTLMs`: a receipt verified this recently is answered from the store
     /// without calling Apple (nil: always call Apple).
-    public init(verifier: ReceiptVerifier, repository: any EntitlementRepository, catalog: Catalog,
+    public init(verifier: ReceiptVerifier, signedTransactions: SignedTransactionVerifier,
+                repository: any EntitlementRepository, catalog: Catalog,
                 verifyCacheTTLMs: Int64?, now: @escaping @Sendable () -> Int64) {
         self.verifier = verifier
+        self.signedTransactions = signedTransactions
         self.repository = repository
         self.catalog = catalog
         self.now = now
@@ -32,9 +35,7 @@ public struct ReceiptSubmission: Sendable {
         guard hasReceipt != hasSigned else {
             throw RPCError(.invalidArgument, "set exactly one of receipt_data and signed_transaction")
         }
-        guard hasReceipt else {
-            throw RPCError(.unimplemented, "signed_transaction (StoreKit 2) is not supported yet in this version of entitlementd; send receipt_data")
-        }
+        guard hasReceipt else { return try await submitSigned(request) }
         guard let receipt = ReceiptData.normalized(request.receiptData) else {
             throw RPCError(.invalidArgument, "receipt_data is not standard base64 (the app's appStoreReceiptURL contents, base64-encoded)")
         }
@@ -55,10 +56,27 @@ public struct ReceiptSubmission: Sendable {
             response.appleStatus = Int32(verified.appleStatus)
             response.newTransactions = Int32(outcome.newTransactions)
         }
-        let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
-        response.entitlements = EntitlementRules.entitlements(for: facts, at: now(), catalog: catalog)
-            .map(APIMapping.entitlement)
+        response.entitlements = try entitlements(of: request.userID)
         return response
+    }
+
+    /// StoreKit 2: the app's `Transaction.jwsRepresentation`, verified locally (no call to
+    /// Apple) with the same chain and signature rules as V2 notifications.
+    func submitSigned(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse {
+        let transaction = try signedTransactions.verify(request.signedTransaction)
+        let write = FactsWrite(userID: request.userID, transactions: [transaction], source: .receipt,
+                               sourceID: "jws:" + SHA256.hexHash(request.signedTransaction.utf8))
+        let outcome = try await withStoreErrors { try await repository.write(write) }
+        var response = EntitlementV1.SubmitReceiptResponse()
+        response.environment = APIMapping.environment(transaction.environment)
+        response.newTransactions = Int32(outcome.newTransactions)
+        response.entitlements = try entitlements(of: request.userID)
+        return response
+    }
+
+    func entitlements(of userID: String) throws -> [EntitlementV1.Entitlement] {
+        let facts = try withStoreErrors { try repository.facts(userID: userID) }
+        return EntitlementRules.entitlements(for: facts, at: now(), catalog: catalog).map(APIMapping.entitlement)
     }
 }
 

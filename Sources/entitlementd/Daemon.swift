@@ -3,6 +3,7 @@ import EntitlementStorage
 import Entitlements
 import Foundation
 import HTTPCore
+import JWS
 import RPCCore
 import RPCTransport
 import ServiceRuntime
@@ -20,6 +21,7 @@ final class Daemon {
     let transferPolicy: TransferPolicy
     let verifierConfiguration: ReceiptVerifier.Configuration
     let verifyCacheTTLMs: Int64?
+    let jwsVerifier: JWSVerifier
 
     init(flags: ParsedFlags) throws {
         self.flags = flags
@@ -39,6 +41,7 @@ final class Daemon {
         transferPolicy = policy
         catalog = try Daemon.loadCatalog(flags.string("catalog"))
         verifierConfiguration = try Daemon.verifierConfiguration(flags)
+        jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
         verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
         if let path = flags.string("auth-tokens-file") {
             authenticator = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
@@ -69,6 +72,18 @@ final class Daemon {
             maxAttempts: try flags.int("apple-max-attempts", range: 1...20)!)
     }
 
+    static func trustedRoots(_ path: String?) throws -> TrustedRoots {
+        guard let path else { return .appleRootCAG3 }
+        guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw FlagError("--apple-root-ca \(path) cannot be read")
+        }
+        do {
+            return try TrustedRoots(pem: pem)
+        } catch {
+            throw FlagError("--apple-root-ca \(path): \(error)")
+        }
+    }
+
     static func loadCatalog(_ path: String?) throws -> Catalog {
         guard let path else { return .empty }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -95,7 +110,9 @@ final class Daemon {
         let verifier = ReceiptVerifier(configuration: verifierConfiguration,
                                        client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
                                        now: unixMillisecondsNow)
-        let receipts = ReceiptSubmission(verifier: verifier, repository: store, catalog: catalog,
+        let signedTransactions = SignedTransactionVerifier(verifier: jwsVerifier, bundleID: verifierConfiguration.bundleID)
+        let receipts = ReceiptSubmission(verifier: verifier, signedTransactions: signedTransactions,
+                                         repository: store, catalog: catalog,
                                          verifyCacheTTLMs: verifyCacheTTLMs, now: unixMillisecondsNow)
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: unixMillisecondsNow)
             .register(into: &router)
@@ -111,6 +128,10 @@ final class Daemon {
         http.add("GET", "/metrics") { _, writer in
             writer.respond(.text(200, metrics.render(), contentType: "text/plain; version=0.0.4"))
         }
+        let ingestor = NotificationIngestor(
+            configuration: .init(sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
+            verifier: jwsVerifier, repository: store, logger: logger, now: unixMillisecondsNow)
+        NotificationWebhook(ingestor: ingestor).register(into: &http)
         let grpc = GRPCServer(
             router: router,
             configuration: .init(maxReceiveMessageSize: serverConfiguration.http2.maxRequestBodySize - 5),

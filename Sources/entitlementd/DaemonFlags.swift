@@ -25,6 +25,8 @@ enum DaemonFlags {
             FlagSpec("apple-shared-secret", value: "SECRET",
                      help: "App Store Connect shared secret sent to verifyReceipt (prefer the environment variable)"),
             FlagSpec("bundle-id", value: "ID", help: "accept only receipts and notifications for this app bundle"),
+            FlagSpec("apple-root-ca", value: "PATH",
+                     help: "PEM root certificate(s) trusted for Apple's signed data (default: the built-in Apple Root CA - G3)"),
             FlagSpec("apple-max-concurrency", value: "N", default: "64",
                      help: "verifyReceipt calls in flight at once; more callers queue fairly"),
             FlagSpec("apple-max-attempts", value: "N", default: "4",

@@ -1,0 +1,46 @@
+import AppStore
+import EntitlementStorage
+import Entitlements
+
+extension NotificationIngestor {
+    /// V1: authenticated only by the shared secret in `password`; idempotent by body hash.
+    nonisolated func decodeV1(_ body: [UInt8], sourceID: String) throws -> NotificationWrite {
+        let notification: NotificationV1
+        do {
+            notification = try NotificationV1.parse(body, receivedAtMs: now())
+        } catch {
+            throw Rejection(status: 400, reason: "not a V1 or V2 notification: \(error)", notificationID: sourceID)
+        }
+        guard let secret = configuration.sharedSecret else {
+            throw Rejection(status: 401, reason: "V1 notifications need --apple-shared-secret to be authenticated", notificationID: sourceID)
+        }
+        guard constantTimeEquals(notification.password ?? "", secret) else {
+            throw Rejection(status: 401, reason: "password does not match the shared secret", notificationID: sourceID)
+        }
+        if let expected = configuration.bundleID, notification.bundleID != expected {
+            throw Rejection(status: 403, reason: "bid '\(notification.bundleID ?? "")' is not this service's bundle", notificationID: sourceID)
+        }
+        var events: [HistoryEvent] = []
+        let kind = notification.eventKind
+        if let subject = notification.subjectTransaction, NotificationIngestor.isNotificationEvent(kind) {
+            events.append(HistoryEvent(
+                eventID: sourceID, kind: kind, occurredAtMs: now(), productID: subject.productID,
+                transactionID: subject.transactionID, originalTransactionID: subject.originalTransactionID,
+                expiresAtMs: subject.expiresDateMs ?? 0, environment: notification.environment,
+                source: .notificationV1, appleNotificationType: notification.notificationType))
+        }
+        return NotificationWrite(source: .notificationV1, sourceID: sourceID, signedDateMs: now(),
+                                 transactions: notification.transactions, renewalInfos: notification.renewalInfos,
+                                 events: events, reversedRefunds: [])
+    }
+
+    /// Purchases, renewals and refunds are derived by the store from transaction facts, so the
+    /// same fact reported by a receipt and a notification is one event, not two. Every other
+    /// kind exists only because a notification said so.
+    static func isNotificationEvent(_ kind: HistoryEvent.Kind) -> Bool {
+        switch kind {
+        case .purchase, .renewal, .refund: return false
+        default: return true
+        }
+    }
+}

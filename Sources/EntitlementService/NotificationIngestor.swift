@@ -1,0 +1,101 @@
+import AppStore
+import EntitlementStorage
+import Entitlements
+import Foundation
+import JWS
+import ServiceRuntime
+
+/// Turns Apple's webhook posts (V1 JSON, V2 signed JWS) into store writes.
+///
+/// Validation and decoding happen here; the store commits (group commit) and the answer is
+/// given only after that commit. `ingest` is nonisolated on purpose: ES256 and X.509 checks
+/// are CPU-bound and independent, so concurrent notifications verify in parallel on the
+/// cooperative pool instead of queueing on one actor executor.
+public actor NotificationIngestor {
+    public struct Configuration: Sendable {
+        public var sharedSecret: String?
+        public var bundleID: String?
+        public var maxBodyBytes: Int
+        public init(sharedSecret: String?, bundleID: String?, maxBodyBytes: Int = 1 << 20) {
+            self.sharedSecret = sharedSecret
+            self.bundleID = bundleID
+            self.maxBodyBytes = maxBodyBytes
+        }
+    }
+
+    /// The webhook answer: Apple retries anything but 200, so 4xx means "never valid",
+    /// 5xx means "try again later".
+    public struct Answer: Sendable, Equatable {
+        public var status: Int
+        public var notificationID: String
+        public var reason: String
+    }
+
+    nonisolated let configuration: Configuration
+    nonisolated let verifier: JWSVerifier
+    nonisolated let repository: any EntitlementRepository
+    nonisolated let logger: Logger
+    nonisolated let now: @Sendable () -> Int64
+
+    public init(configuration: Configuration, verifier: JWSVerifier, repository: any EntitlementRepository,
+                logger: Logger, now: @escaping @Sendable () -> Int64) {
+        self.configuration = configuration
+        self.verifier = verifier
+        self.repository = repository
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Validates, decodes and durably applies one webhook body; logs the answer.
+    public nonisolated func ingest(_ body: [UInt8]) async -> Answer {
+        let answer = await decideAnswer(body)
+        let level: Logger.Level = answer.status >= 500 ? .error : answer.status >= 400 ? .warning : .info
+        logger.log(level, "apple notification", [("notification_id", answer.notificationID),
+                                                  ("status", String(answer.status)), ("reason", answer.reason)])
+        return answer
+    }
+
+    private nonisolated func decideAnswer(_ body: [UInt8]) async -> Answer {
+        guard body.count <= configuration.maxBodyBytes else {
+            return Answer(status: 413, notificationID: "-", reason: "body over \(configuration.maxBodyBytes) bytes")
+        }
+        let bodyID = "v1:" + SHA256.hexHash(body)
+        let write: NotificationWrite
+        do {
+            if let signedPayload = NotificationIngestor.signedPayload(in: body) {
+                guard let decoded = try verifyV2(signedPayload) else {
+                    return Answer(status: 200, notificationID: "test", reason: "TEST notification: nothing stored")
+                }
+                write = decoded
+            } else {
+                write = try decodeV1(body, sourceID: bodyID)
+            }
+        } catch let rejection as Rejection {
+            return Answer(status: rejection.status, notificationID: rejection.notificationID ?? bodyID, reason: rejection.reason)
+        } catch {
+            return Answer(status: 400, notificationID: bodyID, reason: "unreadable notification: \(error)")
+        }
+        do {
+            let outcome = try await repository.apply(write)
+            let reason = outcome.duplicate ? "duplicate: already applied"
+                : outcome.ownerUserIDs.isEmpty ? "applied; no user owns the chain yet (kept until a receipt binds it)"
+                : "applied for \(outcome.ownerUserIDs.count) user(s), \(outcome.newTransactions) new transaction(s)"
+            return Answer(status: 200, notificationID: write.sourceID, reason: reason)
+        } catch {
+            return Answer(status: 500, notificationID: write.sourceID, reason: "storage failed, Apple will retry: \(error)")
+        }
+    }
+
+    /// The `signedPayload` of a V2 body, or nil when the body is not V2 (then it is tried as V1).
+    static func signedPayload(in body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return object["signedPayload"] as? String
+    }
+}
+
+/// Why a notification is refused; carries the HTTP status Apple will see.
+struct Rejection: Error {
+    var status: Int
+    var reason: String
+    var notificationID: String?
+}
