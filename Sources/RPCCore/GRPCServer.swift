@@ -44,7 +44,9 @@ public struct GRPCServer: HTTPService {
             return
         }
         let start = ContinuousClock.now
-        let writer = ObservedWriter(inner: writer, method: request.path, start: start, observer: observer)
+        // Unknown paths are observed as "unknown" so a caller cannot grow metric cardinality.
+        let observedName = router.methods[request.path] == nil ? "unknown" : request.path
+        let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer)
         do {
             let (method, message, context) = try prepare(request, start: start)
             run(method, message: message, context: context, writer: writer)

@@ -122,6 +122,7 @@ final class Daemon {
         }
 
         let metrics = self.metrics
+        let rpcMetrics = RPCMetrics(registry: metrics)
         let logger = self.logger
         var http = HTTPRouter()
         http.add("GET", "/healthz") { _, writer in writer.respond(.text(200, "ok")) }
@@ -136,9 +137,8 @@ final class Daemon {
             router: router,
             configuration: .init(maxReceiveMessageSize: serverConfiguration.http2.maxRequestBodySize - 5),
             authenticator: authenticator, fallback: http,
-            observer: { method, code, _ in
-                metrics.increment("entitlementd_rpc_requests_total", help: "gRPC calls by method and status",
-                                  labels: [("method", method), ("code", code.description)])
+            observer: { method, code, seconds in
+                rpcMetrics.record(method: method, code: code.rawValue, codeName: code.description, seconds: seconds)
             },
             reportFailure: { method, error in logger.error("handler failed", [("method", method), ("error", "\(error)")]) })
 
