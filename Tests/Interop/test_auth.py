@@ -60,7 +60,7 @@ def test_entitlement_rpcs_require_a_token(pb, auth_server):
         == grpc.StatusCode.UNAUTHENTICATED
     assert _code(stub.ListHistory, pb.ent.ListHistoryRequest(user_id="u"), timeout=5) \
         == grpc.StatusCode.UNAUTHENTICATED
-    # Checked before the method's own answer (UNIMPLEMENTED for now).
+    # Checked before the handler runs (which would try to reach Apple).
     assert _code(stub.SubmitReceipt, pb.ent.SubmitReceiptRequest(user_id="u"), timeout=5) \
         == grpc.StatusCode.UNAUTHENTICATED
 
