@@ -36,8 +36,8 @@ enum HTTP2Callbacks {
             stream.headerLimitExceeded = true
             return 0
         }
-        let nameString = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
-        let valueString = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        let nameString = HeaderInterning.string(name, nameLength)
+        let valueString = HeaderInterning.string(value, valueLength)
         if nameLength > 0 && name[0] == UInt8(ascii: ":") {
             switch nameString {
             case ":method": stream.method = valueString

@@ -137,10 +137,7 @@ public final class HTTP2ServerSession {
             return
         }
         let hasBody = !response.body.isEmpty || response.trailers != nil
-        var fields: [(String, String)] = [(":status", String(response.status))]
-        fields.reserveCapacity(response.headers.count + 1)
-        for field in response.headers { fields.append((field.name, field.value)) }
-        let rv: Int32 = HeaderBlock.withNV(fields) { nva, count in
+        let rv: Int32 = HeaderBlock.withNV(status: response.status, response.headers) { nva, count in
             if hasBody {
                 outgoing[streamID] = OutgoingBody(bytes: response.body, trailers: response.trailers)
                 var provider = nghttp2_data_provider()
@@ -163,8 +160,7 @@ public final class HTTP2ServerSession {
     }
 
     func submitTrailers(streamID: Int32, trailers: HTTPHeaders) -> Int32 {
-        let fields = trailers.map { ($0.name, $0.value) }
-        return HeaderBlock.withNV(fields) { nva, count in
+        return HeaderBlock.withNV(status: nil, trailers) { nva, count in
             nghttp2_submit_trailer(session, streamID, nva, count)
         }
     }
