@@ -6,6 +6,7 @@ Everything is generated at test time with the `openssl` CLI (no key is committed
       -> intermediate (EC P-256 CA, extension 1.2.840.113635.100.6.2.1)
            -> leaf (EC P-256, extension 1.2.840.113635.100.6.11.1)      signs the JWS
            -> leaf_no_oid (EC P-256, no Apple leaf extension)           must be rejected
+           -> leaf_2021 (valid 2021-01-01 .. 2022-01-01 only)            verifies at old signedDates
       -> intermediate_no_oid (CA without 1.2.840.113635.100.6.2.1)
            -> leaf_under_no_oid_intermediate                            must be rejected
 
@@ -170,9 +171,13 @@ class PKI:
         self.leaf_under_no_oid_intermediate = self._issue(
             "leaf-under-no-oid", f"{name} Leaf Under Plain Intermediate", "prime256v1",
             self.intermediate_no_oid, "leaf_ext")
+        # A leaf that was valid only during 2021, like Apple's rotated-out leaves: payloads it
+        # signed then must still verify (at their signedDate), payloads dated now must not.
+        self.leaf_2021 = self._issue("leaf-2021", f"{name} Leaf Valid In 2021", "prime256v1", self.intermediate,
+                                     "leaf_ext", not_before="20210101000000Z", not_after="20220101000000Z")
         self.root_pem_path = self.dir / "root.pem"
 
-    def _issue(self, name, common_name, curve, issuer, extensions) -> Key:
+    def _issue(self, name, common_name, curve, issuer, extensions, not_before=NOT_BEFORE, not_after=NOT_AFTER) -> Key:
         key = self.dir / f"{name}.key"
         csr = self.dir / f"{name}.csr"
         cert = self.dir / f"{name}.pem"
@@ -180,7 +185,7 @@ class PKI:
         _run("openssl", "req", "-new", "-key", str(key), "-subj", f"/CN={common_name}/O=entitlementd tests",
              "-config", str(self.config), "-out", str(csr))
         args = ["openssl", "ca", "-batch", "-notext", "-config", str(self.config), "-in", str(csr),
-                "-out", str(cert), "-startdate", NOT_BEFORE, "-enddate", NOT_AFTER, "-extensions", extensions,
+                "-out", str(cert), "-startdate", not_before, "-enddate", not_after, "-extensions", extensions,
                 "-md", "sha384" if issuer is None or issuer is getattr(self, "root", None) else "sha256"]
         if issuer is None:
             args += ["-selfsign", "-keyfile", str(key)]
