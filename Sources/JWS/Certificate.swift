@@ -50,11 +50,13 @@ final class Certificate: @unchecked Sendable {
     /// The subject public key, owned by this certificate (valid as long as `self`).
     var publicKey: OpaquePointer? { X509_get0_pubkey(x509) }
 
-    /// The subject as a one-line RFC 2253 string, for messages.
+    /// The subject as one escaped line in certificate order (CN first for Apple's), for messages.
+    ///
+    /// RFC 2253 escaping keeps control characters from attacker-supplied names out of logs.
     var subject: String {
         guard let bio = BIO_new(BIO_s_mem()) else { return "?" }
         defer { BIO_free(bio) }
-        X509_NAME_print_ex(bio, X509_get_subject_name(x509), 0, copenssl_XN_FLAG_RFC2253())
+        X509_NAME_print_ex(bio, X509_get_subject_name(x509), 0, copenssl_XN_FLAG_RFC2253() & ~UInt(XN_FLAG_DN_REV))
         var data: UnsafeMutablePointer<CChar>?
         let length = copenssl_BIO_get_mem_data(bio, &data)
         guard let data, length > 0 else { return "" }

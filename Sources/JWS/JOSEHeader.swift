@@ -24,7 +24,7 @@ struct JOSEHeader {
             throw JWSError(.malformed, "the JWS header has no string \"alg\"")
         }
         guard algorithm == Self.requiredAlgorithm else {
-            throw JWSError(.unsupportedAlgorithm, "header alg is \"\(algorithm.prefix(32))\"; only ES256 is accepted")
+            throw JWSError(.unsupportedAlgorithm, "header alg is \(String(algorithm.prefix(32)).debugDescription); only ES256 is accepted")
         }
         // RFC 7515 4.1.11: a verifier must reject extensions it is told are critical.
         guard fields["crit"] == nil else {

@@ -8,14 +8,19 @@ import XCTest
 final class ConcurrencyAndThroughputTests: XCTestCase {
     func testOneVerifierServesManyThreadsWithConsistentVerdicts() throws {
         let samples = try AppleSamples.load().map { ($0.file, $0.token, $0.signedDate.int64Value, $0.verified) }
-        let verifier = JWSVerifier(trustedRoots: .appleRootCAG3)
+        // Cached (hits share Certificate objects) and uncached (X509_verify_cert on every call,
+        // sharing the trust store and its root) must both be safe and agree.
+        let verifiers = [JWSVerifier(trustedRoots: .appleRootCAG3),
+                         JWSVerifier(trustedRoots: .appleRootCAG3, chainCacheCapacity: 0)]
         let mismatches = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { worker in
             for round in 0..<10 {
                 let (file, token, time, verified) = samples[(worker + round) % samples.count]
-                let accepted = (try? verifier.verify(token, at: time)) != nil
-                if accepted != verified {
-                    mismatches.withLock { $0.append("\(file) accepted=\(accepted)") }
+                for verifier in verifiers {
+                    let accepted = (try? verifier.verify(token, at: time)) != nil
+                    if accepted != verified {
+                        mismatches.withLock { $0.append("\(file) accepted=\(accepted)") }
+                    }
                 }
             }
         }
