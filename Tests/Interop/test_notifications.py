@@ -401,6 +401,25 @@ def test_refund_then_refund_reversed(notify, signer):
     assert c.post_v2(refund) == 200, "a redelivered REFUND"
     assert state_name(c, c.entitlement("refund")) == "ENTITLEMENT_STATE_ACTIVE"
 
+    # Refunded again after the reversal: a new refund, revoked again.
+    again = dict(s.tx1, revocationDate=s.now - 5 * MINUTE_MS, revocationReason=0, signedDate=s.now - 5 * MINUTE_MS)
+    assert c.post_v2(notification("REFUND", signed=s.now - 4 * MINUTE_MS, signed_transaction=signer.sign(again))) == 200
+    assert state_name(c, c.entitlement("refund")) == "ENTITLEMENT_STATE_REVOKED"
+    assert f"refund:{s.chain}:{s.now - 5 * MINUTE_MS}" in c.events("refund")
+
+
+def test_orphan_refund_then_stale_transaction_stays_revoked(notify, signer):
+    c = notify()
+    s = Story(signer)
+    refund, _ = _refund_pair(signer, s)
+    assert c.post_v2(refund) == 200
+    assert c.check("stale").entitlements == []
+    reply = c.submit_signed("stale", signer.sign(s.tx1))  # signed before the refund: no revocationDate
+    [e] = reply.entitlements
+    assert state_name(c, e) == "ENTITLEMENT_STATE_REVOKED" and not e.active, \
+        "a transaction signed before the refund un-refunded it"
+    assert set(c.events("stale")) == {f"purchase:{s.chain}", f"refund:{s.chain}"}
+
 
 def test_refund_reversed_before_the_older_refund_stays_active(notify, signer):
     c = notify()
@@ -820,6 +839,23 @@ def test_v1_did_change_renewal_status(notify):
     assert len(c.history("v1-status")) == 4
 
 
+def test_v1_cancel_with_cancellation_date_is_a_refund(notify):
+    c = notify()
+    v1_seed(c, "v1-cancel")
+    assert c.post(V1_SAMPLE) == 200
+    cancel = copy.deepcopy(V1_SAMPLE)
+    cancel["notification_type"] = "CANCEL"
+    newest = next(t for t in cancel["unified_receipt"]["latest_receipt_info"] if t["transaction_id"] == "2000000080000003")
+    newest["cancellation_date_ms"] = "1654682000000"
+    newest["cancellation_reason"] = "0"
+    assert c.post(cancel) == 200
+    e = c.entitlement("v1-cancel")
+    assert state_name(c, e) == "ENTITLEMENT_STATE_REVOKED" and not e.active
+    refund = c.events("v1-cancel")["refund:2000000080000003"]
+    assert refund.type == c.pb.ent.EVENT_TYPE_REFUND and refund.occurred_at_ms == 1654682000000
+    assert refund.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V1
+
+
 # --- StoreKit 2 signed transactions ---------------------------------------------------------
 
 def test_submit_signed_transaction(notify, signer, rogue_pki):
@@ -851,6 +887,16 @@ def test_submit_signed_transaction(notify, signer, rogue_pki):
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT, f"{name}: {info.value.details()}"
         assert c.check("sk2-bad").entitlements == [] and c.history("sk2-bad") == [], f"{name}: something was stored"
     assert c.submit_signed("sk2-bad", signer.sign(other.tx1)).new_transactions == 1
+
+
+def test_submit_signed_transaction_for_another_bundle(notify, signer):
+    c = notify("--bundle-id", BUNDLE_ID)
+    s = Story(signer)
+    with pytest.raises(grpc.RpcError) as info:
+        c.submit_signed("sk2-bundle", signer.sign(dict(s.tx1, bundleId="com.example.other")))
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "bundle" in info.value.details()
+    assert c.check("sk2-bundle").entitlements == [] and c.history("sk2-bundle") == []
+    assert c.submit_signed("sk2-bundle", signer.sign(s.tx1)).new_transactions == 1
 
 
 # --- throughput -----------------------------------------------------------------------------
