@@ -16,8 +16,10 @@ extension NotificationIngestor {
         }
         let id = "v2:" + payload.notificationUUID
         if case .ignore = payload.action { return nil }
-        if let expected = configuration.bundleID, payload.data?.bundleID != expected {
-            throw Rejection(status: 403, reason: "bundleId '\(payload.data?.bundleID ?? "")' is not this service's bundle", notificationID: id)
+        // Without `data` (RENEWAL_EXTENSION summaries) nothing is stored, so there is no bundle
+        // to hold against --bundle-id; refusing would only make Apple redeliver for days.
+        if let expected = configuration.bundleID, let data = payload.data, data.bundleID != expected {
+            throw Rejection(status: 403, reason: "bundleId '\(data.bundleID ?? "")' is not this service's bundle", notificationID: id)
         }
         var transactions: [Transaction] = []
         var renewals: [RenewalInfo] = []

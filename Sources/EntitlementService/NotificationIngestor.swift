@@ -81,6 +81,8 @@ public actor NotificationIngestor {
                 : outcome.ownerUserIDs.isEmpty ? "applied; no user owns the chain yet (kept until a receipt binds it)"
                 : "applied for \(outcome.ownerUserIDs.count) user(s), \(outcome.newTransactions) new transaction(s)"
             return Answer(status: 200, notificationID: write.sourceID, reason: reason)
+        } catch let error as StoreError where error.code == .invalidWrite {
+            return Answer(status: 400, notificationID: write.sourceID, reason: "notification cannot be stored: \(error)")
         } catch {
             return Answer(status: 500, notificationID: write.sourceID, reason: "storage failed, Apple will retry: \(error)")
         }

@@ -59,6 +59,9 @@ public final class HTTPServer: Sendable {
     /// then closes whatever is left and stops the loops. Blocks the calling thread.
     public func shutdown(gracePeriod: Duration) {
         for loop in loops { loop.execute { loop.beginShutdown() } }
+        // Stop listening at once (Linux refuses new connections on a shut-down listener)
+        // instead of letting the kernel queue connections nobody will accept.
+        Glibc.shutdown(core.listenFD, Int32(SHUT_RDWR))
         let deadline = ContinuousClock.now + gracePeriod
         while core.connectionCount.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
             usleep(20_000)

@@ -1,21 +1,53 @@
-import Dispatch
 import Glibc
+import Synchronization
 
-/// Turns POSIX signals into callbacks on a dispatch queue.
+/// Delivers SIGTERM, SIGINT and SIGHUP to callbacks on one dedicated thread, losing none.
 ///
-/// The default disposition is switched off first, so SIGTERM starts a graceful shutdown
-/// instead of killing the process, and SIGHUP reloads instead of hanging up.
-public final class SignalWatcher: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
-    private let queue = DispatchQueue(label: "signals")
+/// ``blockHandledSignals()`` must run first thing in `main`, before any other thread exists:
+/// threads inherit the blocked mask, so from then on these signals stay pending (never
+/// killing the process, never dropped) until the watcher thread takes them with `sigwait`.
+/// A signal that arrives before the handlers are registered is therefore handled as soon as
+/// they are, instead of killing a half-started server or vanishing.
+public final class SignalWatcher: Sendable {
+    public static let handled: [Int32] = [SIGTERM, SIGINT, SIGHUP]
+
+    private let handlers = Mutex<[Int32: @Sendable () -> Void]>([:])
 
     public init() {}
 
+    /// Blocks the handled signals for this thread and every thread started after it.
+    public static func blockHandledSignals() {
+        var set = signalSet()
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    static func signalSet() -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in handled { sigaddset(&set, signal) }
+        return set
+    }
+
+    /// Registers `handler` for `signalNumber` (one of ``handled``); the last one registered wins.
     public func on(_ signalNumber: Int32, _ handler: @escaping @Sendable () -> Void) {
-        signal(signalNumber, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-        source.setEventHandler(handler: handler)
-        source.resume()
-        sources.append(source)
+        handlers.withLock { $0[signalNumber] = handler }
+    }
+
+    /// Starts the thread that waits for signals and runs their handlers. A signal without a
+    /// handler is ignored (SIGHUP with nothing to reload must not kill the service).
+    public func start() {
+        let box = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { raw in
+            let watcher = Unmanaged<SignalWatcher>.fromOpaque(raw!).takeRetainedValue()
+            var set = SignalWatcher.signalSet()
+            while true {
+                var received: Int32 = 0
+                guard sigwait(&set, &received) == 0 else { continue }
+                let handler = watcher.handlers.withLock { $0[received] }
+                handler?()
+            }
+        }, box.toOpaque())
+        pthread_detach(thread)
     }
 }

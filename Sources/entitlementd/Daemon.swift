@@ -142,6 +142,8 @@ final class Daemon {
             },
             reportFailure: { method, error in logger.error("handler failed", [("method", method), ("error", "\(error)")]) })
 
+        let stop = DispatchSemaphore(value: 0)
+        watchSignals(stop: stop)
         let server: HTTPServer
         do {
             server = try HTTPServer(configuration: serverConfiguration, service: grpc)
@@ -159,7 +161,7 @@ final class Daemon {
         if authenticator == nil {
             logger.warning("RPCs are unauthenticated (no --auth-tokens-file): fine on loopback, not in production")
         }
-        let code = waitForShutdown(server)
+        let code = waitForShutdown(server, stop: stop)
         // In-flight writes were drained with the connections; close flushes and checkpoints.
         let closed = DispatchSemaphore(value: 0)
         Task {
@@ -171,8 +173,8 @@ final class Daemon {
         return code
     }
 
-    private func waitForShutdown(_ server: HTTPServer) -> Int32 {
-        let stop = DispatchSemaphore(value: 0)
+    /// Registers the signal handlers; signals that arrived earlier are pending and run now.
+    private func watchSignals(stop: DispatchSemaphore) {
         let signals = SignalWatcher()
         let logger = self.logger
         signals.on(SIGTERM) { stop.signal() }
@@ -186,7 +188,13 @@ final class Daemon {
                     logger.error("auth token reload failed; keeping the previous tokens", [("error", "\(error)")])
                 }
             }
+        } else {
+            signals.on(SIGHUP) { logger.info("SIGHUP: nothing to reload (no --auth-tokens-file)") }
         }
+        signals.start()
+    }
+
+    private func waitForShutdown(_ server: HTTPServer, stop: DispatchSemaphore) -> Int32 {
         stop.wait()
         logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
         health.beginShutdown()

@@ -2,6 +2,10 @@ import Foundation
 import ServiceRuntime
 
 // The composition root: parse flags, build every component, serve until SIGTERM.
+
+// Before any thread exists, so every thread inherits it: SIGTERM/SIGINT/SIGHUP wait for the
+// signal watcher instead of killing a half-started process.
+SignalWatcher.blockHandledSignals()
 let flags: ParsedFlags
 do {
     flags = try DaemonFlags.parser.parse(Array(CommandLine.arguments.dropFirst()),

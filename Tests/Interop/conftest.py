@@ -20,11 +20,6 @@ PROTOS = REPO / "Protos"
 LISTEN_PREFIX = "entitlementd listening on "
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 15.0
-# entitlementd prints its listen line before it installs its SIGTERM handler, so a SIGTERM in
-# the first milliseconds kills it outright or is lost (test_shutdown.py's xfail'd
-# test_sigterm_right_after_listen_line_shuts_down_cleanly). Until that is fixed, signals wait
-# this long after the listen line, so the fixtures do not turn that one bug into flaky teardowns.
-SIGNAL_SETTLE = 0.15
 
 # Each proto is compiled with its own directory as the include root so its stubs are
 # top-level modules: compiling grpc/health/v1/health.proto at its path would create a
@@ -119,13 +114,7 @@ class Server:
         self._channels.append(ch)
         return ch
 
-    def _settle(self) -> None:
-        wait = self.listening_since + SIGNAL_SETTLE - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-
     def signal(self, sig) -> None:
-        self._settle()
         self.proc.send_signal(sig)
 
     def kill(self) -> None:

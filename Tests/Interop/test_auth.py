@@ -107,8 +107,6 @@ def test_unreadable_tokens_file_on_sighup_keeps_old_tokens(pb, auth_server, toke
     assert _code(_sleep, pb, ch, TOKEN_A) == grpc.StatusCode.OK
 
 
-@pytest.mark.xfail(strict=True, reason="entitlementd installs no SIGHUP handler without "
-                   "--auth-tokens-file, so SIGHUP's default action terminates it")
 def test_sighup_without_tokens_file_does_not_kill_server(pb, default_server):
     # This test asserts liveness itself; the fixture's exit-code check would only repeat it.
     default_server.check_exit_code = False

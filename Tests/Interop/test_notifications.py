@@ -751,9 +751,6 @@ def test_summary_notification_without_data_is_accepted(notify):
     assert c.post_v2(_summary_notification()) == 200
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: with --bundle-id set, a V2 notification without `data` "
-                   "(RENEWAL_EXTENSION/SUMMARY, whose bundleId is in `summary`) is refused 403 because "
-                   "payload.data?.bundleID is nil; Apple then retries it for days")
 def test_summary_notification_with_bundle_id_flag_is_accepted(notify):
     c = notify("--bundle-id", BUNDLE_ID)
     assert c.post_v2(_summary_notification()) == 200

@@ -43,9 +43,6 @@ def test_new_grpc_call_after_sigterm_is_not_served(pb, server):
     assert s.proc.wait(timeout=15) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="after SIGTERM the listening socket stays open (only removed "
-                   "from epoll) until the drain ends, so the kernel still completes new TCP handshakes "
-                   "instead of refusing them")
 def test_new_tcp_connection_after_sigterm_is_refused(pb, server):
     s = server()
     call = _sigterm_during_call(pb, s)
@@ -77,9 +74,6 @@ def test_idle_connections_do_not_delay_exit(pb, server):
         h1.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the listen line is printed before the SIGTERM handler is "
-                   "installed (Daemon.run -> waitForShutdown), and SignalWatcher sets SIG_IGN before its "
-                   "dispatch source is armed: an early SIGTERM kills the process (-15) or is lost (hang)")
 def test_sigterm_right_after_listen_line_shuts_down_cleanly(binary, tmp_path):
     """Supervisors and scripts may stop the server as soon as it says it is listening."""
     outcomes = []

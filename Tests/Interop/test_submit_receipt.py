@@ -182,11 +182,6 @@ def test_300_kb_receipt(pb, server, apple):
     assert submit(pb, s.channel(), "u12", data).apple_status == 0
 
 
-def test_signed_transaction_not_yet_supported(pb, server, apple):
-    s = server(*apple.flags())
-    error = rpc_error(lambda: submit(pb, s.channel(), "u13", signed="a.b.c"))
-    assert error.code() == grpc.StatusCode.UNIMPLEMENTED
-
 
 def test_identical_receipts_in_flight_are_verified_once(pb, server, apple):
     s = server(*apple.flags())
