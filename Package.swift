@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "entitlementd", targets: ["entitlementd"]),
+        .executable(name: "entitlementctl", targets: ["entitlementctl"]),
+        .executable(name: "appstore-sim", targets: ["appstore-sim"]),
     ],
     targets: [
         // C gateways: a module map and a shim header each; exactly one Swift module imports each.
@@ -41,6 +43,14 @@ let package = Package(
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementStorage", "AppStore",
                                "JWS", "RPCCore", "HTTPCore", "ServiceRuntime"]),
+        // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
+        .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire"]),
+        .executableTarget(name: "entitlementctl",
+                          dependencies: ["RPCClient", "EntitlementAPI", "ServiceRuntime"]),
+        // The App Store simulator: Apple's endpoints and notifications for local testing.
+        .target(name: "AppStoreSimulator", dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore"]),
+        .executableTarget(name: "appstore-sim",
+                          dependencies: ["AppStoreSimulator", "RPCTransport", "HTTPCore", "ServiceRuntime"]),
         .executableTarget(name: "entitlementd",
                           dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
                                          "HTTPCore", "ServiceRuntime", "EntitlementStorage",
@@ -56,6 +66,8 @@ let package = Package(
         .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
+        .testTarget(name: "RPCClientTests", dependencies: ["RPCClient", "RPCCore", "HTTPCore", "RPCTransport"]),
+        .testTarget(name: "AppStoreSimulatorTests", dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),
         .testTarget(name: "EntitlementStorageTests",

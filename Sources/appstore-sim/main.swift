@@ -1,0 +1,1 @@
+print("appstore-sim: not yet implemented")

@@ -1,0 +1,1 @@
+print("entitlementctl: not yet implemented")
