@@ -4,7 +4,7 @@ import Entitlements
 
 extension NotificationIngestor {
     /// V1: authenticated only by the shared secret in `password`; idempotent by body hash.
-    nonisolated func decodeV1(_ body: [UInt8], sourceID: String) throws -> NotificationWrite {
+    nonisolated func decodeV1(_ body: [UInt8], sourceID: String) throws -> (write: NotificationWrite, type: String) {
         let notification: NotificationV1
         do {
             notification = try NotificationV1.parse(body, receivedAtMs: now())
@@ -29,9 +29,10 @@ extension NotificationIngestor {
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: notification.environment,
                 source: .notificationV1, appleNotificationType: notification.notificationType))
         }
-        return NotificationWrite(source: .notificationV1, sourceID: sourceID, signedDateMs: now(),
-                                 transactions: notification.transactions, renewalInfos: notification.renewalInfos,
-                                 events: events, reversedRefunds: [])
+        let write = NotificationWrite(source: .notificationV1, sourceID: sourceID, signedDateMs: now(),
+                                      transactions: notification.transactions, renewalInfos: notification.renewalInfos,
+                                      events: events, reversedRefunds: [])
+        return (write, notification.notificationType)
     }
 
     /// Purchases, renewals and refunds are derived by the store from transaction facts, so the

@@ -6,7 +6,7 @@ import JWS
 extension NotificationIngestor {
     /// V2: every JWS (the payload and the transaction and renewal info inside it) must verify
     /// against the trusted root at its own signedDate. Returns nil for TEST notifications.
-    nonisolated func verifyV2(_ signedPayload: String) throws -> NotificationWrite? {
+    nonisolated func verifyV2(_ signedPayload: String) throws -> (write: NotificationWrite, type: String)? {
         let payloadBytes = try verified(signedPayload, at: try NotificationIngestor.verificationTime(of: signedPayload))
         let payload: NotificationV2Payload
         do {
@@ -55,9 +55,10 @@ extension NotificationIngestor {
         case .ignore:
             return nil
         }
-        return NotificationWrite(source: .notificationV2, sourceID: id, signedDateMs: payload.signedDateMs,
-                                 transactions: transactions, renewalInfos: renewals, events: events,
-                                 reversedRefunds: reversed)
+        let write = NotificationWrite(source: .notificationV2, sourceID: id, signedDateMs: payload.signedDateMs,
+                                      transactions: transactions, renewalInfos: renewals, events: events,
+                                      reversedRefunds: reversed)
+        return (write, payload.notificationType)
     }
 
     nonisolated func verified(_ compact: String, at time: Int64, id: String? = nil) throws -> [UInt8] {

@@ -29,6 +29,9 @@ public actor NotificationIngestor {
         public var status: Int
         public var notificationID: String
         public var reason: String
+        var version = "unknown"
+        var type = "unverified"
+        var outcome = "rejected"
     }
 
     nonisolated let configuration: Configuration
@@ -36,19 +39,27 @@ public actor NotificationIngestor {
     nonisolated let repository: any EntitlementRepository
     nonisolated let logger: Logger
     nonisolated let now: @Sendable () -> Int64
+    nonisolated let observe: NotificationObserver?
+
+    /// Told about every webhook answer: `v1`/`v2`/`unknown`, Apple's notification type (only
+    /// once authenticated, else `unverified`, so strangers cannot grow metric labels) and the
+    /// outcome (`applied`, `orphan`, `duplicate`, `test`, `rejected`, `failed`).
+    public typealias NotificationObserver = @Sendable (_ version: String, _ type: String, _ outcome: String) -> Void
 
     public init(configuration: Configuration, verifier: JWSVerifier, repository: any EntitlementRepository,
-                logger: Logger, now: @escaping @Sendable () -> Int64) {
+                logger: Logger, now: @escaping @Sendable () -> Int64, observe: NotificationObserver? = nil) {
         self.configuration = configuration
         self.verifier = verifier
         self.repository = repository
         self.logger = logger
         self.now = now
+        self.observe = observe
     }
 
     /// Validates, decodes and durably applies one webhook body; logs the answer.
     public nonisolated func ingest(_ body: [UInt8]) async -> Answer {
         let answer = await decideAnswer(body)
+        observe?(answer.version, answer.type, answer.outcome)
         let level: Logger.Level = answer.status >= 500 ? .error : answer.status >= 400 ? .warning : .info
         logger.log(level, "apple notification", [("notification_id", answer.notificationID),
                                                   ("status", String(answer.status)), ("reason", answer.reason)])
@@ -61,30 +72,41 @@ public actor NotificationIngestor {
         }
         let bodyID = "v1:" + SHA256.hexHash(body)
         let write: NotificationWrite
+        var type = "unverified"
+        let signedPayload = NotificationIngestor.signedPayload(in: body)
+        let version = signedPayload == nil ? "v1" : "v2"
         do {
-            if let signedPayload = NotificationIngestor.signedPayload(in: body) {
+            if let signedPayload {
                 guard let decoded = try verifyV2(signedPayload) else {
-                    return Answer(status: 200, notificationID: "test", reason: "TEST notification: nothing stored")
+                    return Answer(status: 200, notificationID: "test", reason: "TEST notification: nothing stored",
+                                  version: "v2", type: "TEST", outcome: "test")
                 }
-                write = decoded
+                write = decoded.write
+                type = decoded.type
             } else {
-                write = try decodeV1(body, sourceID: bodyID)
+                let decoded = try decodeV1(body, sourceID: bodyID)
+                write = decoded.write
+                type = decoded.type
             }
         } catch let rejection as Rejection {
-            return Answer(status: rejection.status, notificationID: rejection.notificationID ?? bodyID, reason: rejection.reason)
+            return Answer(status: rejection.status, notificationID: rejection.notificationID ?? bodyID, reason: rejection.reason,
+                          version: version)
         } catch {
-            return Answer(status: 400, notificationID: bodyID, reason: "unreadable notification: \(error)")
+            return Answer(status: 400, notificationID: bodyID, reason: "unreadable notification: \(error)", version: version)
         }
         do {
             let outcome = try await repository.apply(write)
             let reason = outcome.duplicate ? "duplicate: already applied"
                 : outcome.ownerUserIDs.isEmpty ? "applied; no user owns the chain yet (kept until a receipt binds it)"
                 : "applied for \(outcome.ownerUserIDs.count) user(s), \(outcome.newTransactions) new transaction(s)"
-            return Answer(status: 200, notificationID: write.sourceID, reason: reason)
+            let label = outcome.duplicate ? "duplicate" : outcome.ownerUserIDs.isEmpty ? "orphan" : "applied"
+            return Answer(status: 200, notificationID: write.sourceID, reason: reason, version: version, type: type, outcome: label)
         } catch let error as StoreError where error.code == .invalidWrite {
-            return Answer(status: 400, notificationID: write.sourceID, reason: "notification cannot be stored: \(error)")
+            return Answer(status: 400, notificationID: write.sourceID, reason: "notification cannot be stored: \(error)",
+                          version: version, type: type)
         } catch {
-            return Answer(status: 500, notificationID: write.sourceID, reason: "storage failed, Apple will retry: \(error)")
+            return Answer(status: 500, notificationID: write.sourceID, reason: "storage failed, Apple will retry: \(error)",
+                          version: version, type: type, outcome: "failed")
         }
     }
 

@@ -14,7 +14,7 @@ extension ReceiptVerifier {
         var malformedLeft = configuration.malformedRetries
         while true {
             let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
-            let outcome = try await attempt(url: url, body: body)
+            let outcome = try await attempt(url: url, body: body, environment: environment)
             switch outcome {
             case .transportFailure(let reason):
                 failures += 1
@@ -67,10 +67,25 @@ extension ReceiptVerifier {
     /// One POST under a concurrency permit. HTTP 5xx, timeouts and connection errors are
     /// transport failures (retryable); an unreadable 200 body is too, since Apple does not
     /// send them on purpose.
-    nonisolated func attempt(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
+    nonisolated func attempt(url: URL, body: [UInt8], environment: Environment) async throws -> AttemptOutcome {
         try await permits.acquire()
         defer { permits.release() }
         try Task.checkCancellation()
+        let started = ContinuousClock.now
+        let outcome = try await post(url: url, body: body)
+        if let observe {
+            let elapsed = ContinuousClock.now - started
+            let label: String
+            switch outcome {
+            case .response(let response): label = String(response.status)
+            case .transportFailure(let reason): label = reason.hasPrefix("HTTP ") ? "http_" + reason.dropFirst(5) : "transport_error"
+            }
+            observe(environment, label, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        }
+        return outcome
+    }
+
+    private nonisolated func post(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
         let status: Int
         let responseBody: [UInt8]
         do {

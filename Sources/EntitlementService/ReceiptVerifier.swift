@@ -58,12 +58,19 @@ public actor ReceiptVerifier {
     nonisolated let permits: FairSemaphore
     nonisolated let flights = SingleFlight<String, VerifiedReceipt>()
     nonisolated let now: @Sendable () -> Int64
+    nonisolated let observe: AppleCallObserver?
 
-    public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping @Sendable () -> Int64) {
+    /// Told about every call to Apple: the environment asked, the outcome (Apple's status
+    /// number, `http_NNN` or `transport_error`) and how long it took.
+    public typealias AppleCallObserver = @Sendable (_ environment: Environment, _ outcome: String, _ seconds: Double) -> Void
+
+    public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping @Sendable () -> Int64,
+                observe: AppleCallObserver? = nil) {
         self.configuration = configuration
         self.client = client
         self.permits = FairSemaphore(permits: configuration.maxConcurrency)
         self.now = now
+        self.observe = observe
     }
 
     /// Callers waiting for a free Apple connection now.

@@ -32,13 +32,18 @@ public actor EntitlementStore: EntitlementRepository {
         public var memoryMapBytes: Int
         /// Unix milliseconds now (default: the wall clock); injectable so tests can pin times.
         public var clock: @Sendable () -> Int64
+        /// Told after each committed batch: how many writes it carried and how long
+        /// BEGIN..COMMIT took (fsync included). For metrics; runs on the writer thread.
+        public var onCommit: (@Sendable (_ batchSize: Int, _ seconds: Double) -> Void)?
 
         public init(
             transferPolicy: TransferPolicy = .transfer, factsCacheCapacity: Int = 100_000,
             busyTimeoutMs: Int32 = 5_000, maxBatchSize: Int = 512, writerCacheKiB: Int = 32_768,
             readerCacheKiB: Int = 8_192, memoryMapBytes: Int = 0,
-            clock: (@Sendable () -> Int64)? = nil
+            clock: (@Sendable () -> Int64)? = nil,
+            onCommit: (@Sendable (_ batchSize: Int, _ seconds: Double) -> Void)? = nil
         ) {
+            self.onCommit = onCommit
             self.transferPolicy = transferPolicy
             self.factsCacheCapacity = factsCacheCapacity
             self.busyTimeoutMs = busyTimeoutMs
@@ -72,7 +77,7 @@ public actor EntitlementStore: EntitlementRepository {
                                      clock: configuration.clock)
         let writer = Writer(db: db, recorder: recorder, queue: queue, cache: cache, readers: readers,
                             statistics: statisticsCounter,
-                            maxBatchSize: max(1, configuration.maxBatchSize))
+                            maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit)
         WriterThread.start { writer.run() }
     }
 

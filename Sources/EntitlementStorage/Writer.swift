@@ -22,10 +22,13 @@ final class Writer: @unchecked Sendable {
     private let readers: ReaderPool
     private let statistics: Locked<StoreStatistics>
     private let maxBatchSize: Int
+    private let onCommit: (@Sendable (Int, Double) -> Void)?
     private static let seedChunkSize = 20_000
 
     init(db: Connection, recorder: FactsRecorder, queue: WriteQueue, cache: FactsCache,
-         readers: ReaderPool, statistics: Locked<StoreStatistics>, maxBatchSize: Int) {
+         readers: ReaderPool, statistics: Locked<StoreStatistics>, maxBatchSize: Int,
+         onCommit: (@Sendable (Int, Double) -> Void)? = nil) {
+        self.onCommit = onCommit
         self.db = db
         self.recorder = recorder
         self.queue = queue
@@ -65,6 +68,7 @@ final class Writer: @unchecked Sendable {
         var affectedUsers = Set<String>()
         var applied = 0
         var committed = false
+        let started = ContinuousClock.now
         do {
             try db.transaction(.immediate) {
                 answers = batch.map { job in
@@ -90,6 +94,10 @@ final class Writer: @unchecked Sendable {
             statistics.withLock { counters in
                 counters.commits += 1
                 counters.appliedWrites += applied
+            }
+            if let onCommit {
+                let elapsed = ContinuousClock.now - started
+                onCommit(batch.count, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             }
         }
         cache.invalidate(affectedUsers)

@@ -48,12 +48,14 @@ struct ObservedWriter: HTTPResponseWriter {
     let method: String
     let start: ContinuousClock.Instant
     let observer: GRPCServer.CallObserver?
+    let requestID: @Sendable () -> String
 
     func respond(_ response: HTTPResponse) {
         if let observer {
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            observer(method, GRPCResponses.code(of: response), seconds)
+            observer(GRPCServer.CompletedCall(method: method, code: GRPCResponses.code(of: response),
+                                              seconds: seconds, requestIDProvider: requestID))
         }
         inner.respond(response)
     }

@@ -1,4 +1,5 @@
 import HTTPCore
+import Synchronization
 
 /// Serves gRPC over the transport's HTTP/2 requests: validates the call, routes it by `:path`,
 /// runs the handler the way it was registered and writes status in trailers.
@@ -15,7 +16,17 @@ public struct GRPCServer: HTTPService {
     }
 
     /// Told about every finished call, for metrics and logs.
-    public typealias CallObserver = @Sendable (_ method: String, _ code: RPCCode, _ seconds: Double) -> Void
+    public typealias CallObserver = @Sendable (_ call: CompletedCall) -> Void
+
+    /// What the observer learns about one call.
+    public struct CompletedCall: Sendable {
+        public var method: String
+        public var code: RPCCode
+        public var seconds: Double
+        let requestIDProvider: @Sendable () -> String
+        /// Formatted only when asked for (logging), never on the plain metrics path.
+        public var requestID: String { requestIDProvider() }
+    }
     /// Told about handler failures that were not ``RPCError``s (their details never reach the caller).
     public typealias FailureReporter = @Sendable (_ method: String, _ error: any Error) -> Void
 
@@ -25,6 +36,7 @@ public struct GRPCServer: HTTPService {
     let fallback: any HTTPService
     let observer: CallObserver?
     let reportFailure: FailureReporter?
+    let sequence = CallSequence()
 
     public init(router: RPCRouter, configuration: Configuration = Configuration(),
                 authenticator: BearerTokenAuthenticator? = nil, fallback: any HTTPService,
@@ -44,11 +56,15 @@ public struct GRPCServer: HTTPService {
             return
         }
         let start = ContinuousClock.now
+        let number = sequence.next()
         // Unknown paths are observed as "unknown" so a caller cannot grow metric cardinality.
         let observedName = router.methods[request.path] == nil ? "unknown" : request.path
-        let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer)
+        let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer,
+                                    requestID: { [headers = request.headers] in
+                                        headers["x-request-id"] ?? "rpc-" + String(number, radix: 16)
+                                    })
         do {
-            let (method, message, context) = try prepare(request, start: start)
+            let (method, message, context) = try prepare(request, start: start, sequenceNumber: number)
             run(method, message: message, context: context, writer: writer)
         } catch {
             writer.respond(GRPCResponses.failure(error))
@@ -57,7 +73,8 @@ public struct GRPCServer: HTTPService {
 
     /// Everything that can reject a call before its handler runs, in the order the gRPC spec
     /// and common sense give: protocol, limits, routing, authentication, deadline, decoding.
-    private func prepare(_ request: HTTPRequest, start: ContinuousClock.Instant) throws(RPCError)
+    private func prepare(_ request: HTTPRequest, start: ContinuousClock.Instant,
+                         sequenceNumber: UInt64) throws(RPCError)
         -> (RPCRouter.Method, ArraySlice<UInt8>, RPCContext) {
         guard request.version == .http2, request.method == "POST" else {
             throw RPCError(.internal, "gRPC needs HTTP/2 POST")
@@ -101,7 +118,8 @@ public struct GRPCServer: HTTPService {
         if let deadline, deadline <= ContinuousClock.now {
             throw RPCError(.deadlineExceeded, "deadline expired before the call started")
         }
-        return (method, messages[0].bytes, RPCContext(method: request.path, metadata: request.headers, deadline: deadline))
+        return (method, messages[0].bytes, RPCContext(method: request.path, metadata: request.headers,
+                                                      deadline: deadline, sequenceNumber: sequenceNumber))
     }
 
     private func run(_ method: RPCRouter.Method, message: ArraySlice<UInt8>, context: RPCContext,
@@ -143,4 +161,10 @@ public struct GRPCServer: HTTPService {
             writer.onCancel { task.cancel() }
         }
     }
+}
+
+/// Numbers calls for request ids: one relaxed atomic add per call.
+final class CallSequence: Sendable {
+    private let counter = Atomic<UInt64>(0)
+    func next() -> UInt64 { counter.wrappingAdd(1, ordering: .relaxed).newValue }
 }

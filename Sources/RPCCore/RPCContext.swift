@@ -8,11 +8,20 @@ public struct RPCContext: Sendable {
     public var metadata: HTTPHeaders
     /// When the caller stops waiting; nil when it sent no grpc-timeout.
     public var deadline: ContinuousClock.Instant?
+    /// This process's sequence number for the call, the basis of ``requestID``.
+    public var sequenceNumber: UInt64
 
     public init(method: String, metadata: HTTPHeaders = HTTPHeaders(),
-                deadline: ContinuousClock.Instant? = nil) {
+                deadline: ContinuousClock.Instant? = nil, sequenceNumber: UInt64 = 0) {
         self.method = method
         self.metadata = metadata
         self.deadline = deadline
+        self.sequenceNumber = sequenceNumber
+    }
+
+    /// The caller's `x-request-id` when it sent one (so logs join across services), else ours.
+    /// Computed on use: the hot path never formats it unless something logs.
+    public var requestID: String {
+        metadata["x-request-id"] ?? "rpc-" + String(sequenceNumber, radix: 16)
     }
 }

@@ -113,7 +113,7 @@ final class Connection {
             case .request(let streamID, let request):
                 dispatch(request, streamID: streamID)
             case .streamClosed(let streamID):
-                pending.removeValue(forKey: streamID)?.cancel()
+                takePending(streamID)?.cancel()
             }
         }
     }
@@ -143,12 +143,20 @@ final class Connection {
     private func dispatch(_ request: HTTPRequest, streamID: Int32) {
         let writer = StreamResponseWriter(loop: loop, connection: self, streamID: streamID)
         pending[streamID] = writer
+        loop.server.activeRequests.wrappingAdd(1, ordering: .relaxed)
         loop.server.service.handle(request, writer: writer)
+    }
+
+    /// Removes a request from the in-flight set, keeping the server-wide count in step.
+    private func takePending(_ streamID: Int32) -> StreamResponseWriter? {
+        guard let writer = pending.removeValue(forKey: streamID) else { return nil }
+        loop.server.activeRequests.wrappingSubtract(1, ordering: .relaxed)
+        return writer
     }
 
     /// Applies a service's answer; called on the loop thread, directly or via `execute`.
     func deliver(streamID: Int32, response: HTTPResponse) {
-        guard !closed, pending.removeValue(forKey: streamID) != nil else { return }
+        guard !closed, takePending(streamID) != nil else { return }
         switch mode {
         case .http2(let session):
             session.submit(streamID: streamID, response: response)
@@ -250,6 +258,7 @@ final class Connection {
         loop.unregister(fd: fd)
         Glibc.close(fd)
         let abandoned = pending.values
+        loop.server.activeRequests.wrappingSubtract(abandoned.count, ordering: .relaxed)
         pending.removeAll()
         for writer in abandoned { writer.cancel() }
         mode = .detecting([])

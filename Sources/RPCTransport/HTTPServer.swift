@@ -8,6 +8,9 @@ final class ServerCore: Sendable {
     let service: any HTTPService
     let configuration: ServerConfiguration
     let connectionCount = Atomic<Int>(0)
+    /// Requests dispatched to the service and not yet answered or abandoned (HTTP/2 streams
+    /// and HTTP/1.1 requests in flight).
+    let activeRequests = Atomic<Int>(0)
 
     init(listenFD: Int32, service: any HTTPService, configuration: ServerConfiguration) {
         self.listenFD = listenFD
@@ -54,6 +57,9 @@ public final class HTTPServer: Sendable {
     }
 
     public var openConnections: Int { core.connectionCount.load(ordering: .relaxed) }
+
+    /// Requests in flight across every connection.
+    public var activeRequests: Int { core.activeRequests.load(ordering: .relaxed) }
 
     /// Stops accepting, sends GOAWAY, lets in-flight requests finish for up to `gracePeriod`,
     /// then closes whatever is left and stops the loops. Blocks the calling thread.

@@ -13,6 +13,7 @@ final class Daemon {
     let flags: ParsedFlags
     let logger: Logger
     let metrics = MetricsRegistry()
+    lazy var serviceMetrics = ServiceMetrics(registry: metrics)
     let health = HealthService()
     let authenticator: BearerTokenAuthenticator?
     let serverConfiguration: ServerConfiguration
@@ -100,7 +101,10 @@ final class Daemon {
     func run() -> Int32 {
         let store: EntitlementStore
         do {
-            store = try EntitlementStore(path: flags.string("database")!, transferPolicy: transferPolicy)
+            let serviceMetrics = self.serviceMetrics
+            store = try EntitlementStore(path: flags.string("database")!, configuration: .init(
+                transferPolicy: transferPolicy,
+                onCommit: { size, seconds in serviceMetrics.storeCommitted(batchSize: size, seconds: seconds) }))
         } catch {
             logger.error("cannot open the database", [("path", flags.string("database")!), ("error", "\(error)")])
             return 1
@@ -109,7 +113,10 @@ final class Daemon {
         health.register(into: &router)
         let verifier = ReceiptVerifier(configuration: verifierConfiguration,
                                        client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
-                                       now: unixMillisecondsNow)
+                                       now: unixMillisecondsNow,
+                                       observe: { [serviceMetrics] environment, outcome, seconds in
+                                           serviceMetrics.appleCall(environment: environment, outcome: outcome, seconds: seconds)
+                                       })
         let signedTransactions = SignedTransactionVerifier(verifier: jwsVerifier, bundleID: verifierConfiguration.bundleID)
         let receipts = ReceiptSubmission(verifier: verifier, signedTransactions: signedTransactions,
                                          repository: store, catalog: catalog,
@@ -122,7 +129,7 @@ final class Daemon {
         }
 
         let metrics = self.metrics
-        let rpcMetrics = RPCMetrics(registry: metrics)
+        let rpcMetrics = serviceMetrics.rpc
         let logger = self.logger
         var http = HTTPRouter()
         http.add("GET", "/healthz") { _, writer in writer.respond(.text(200, "ok")) }
@@ -131,14 +138,25 @@ final class Daemon {
         }
         let ingestor = NotificationIngestor(
             configuration: .init(sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
-            verifier: jwsVerifier, repository: store, logger: logger, now: unixMillisecondsNow)
+            verifier: jwsVerifier, repository: store, logger: logger, now: unixMillisecondsNow,
+            observe: { [serviceMetrics] version, type, outcome in
+                serviceMetrics.notification(version: version, type: type, outcome: outcome)
+            })
         NotificationWebhook(ingestor: ingestor).register(into: &http)
         let grpc = GRPCServer(
             router: router,
             configuration: .init(maxReceiveMessageSize: serverConfiguration.http2.maxRequestBodySize - 5),
             authenticator: authenticator, fallback: http,
-            observer: { method, code, seconds in
-                rpcMetrics.record(method: method, code: code.rawValue, codeName: code.description, seconds: seconds)
+            observer: { call in
+                rpcMetrics.record(method: call.method, code: call.code.rawValue, codeName: call.code.description,
+                                  seconds: call.seconds)
+                if call.code == .internal || call.code == .unavailable || call.code == .dataLoss {
+                    logger.warning("rpc failed", [("request_id", call.requestID), ("method", call.method),
+                                                  ("code", call.code.description)])
+                } else if logger.minimumLevel <= .debug {
+                    logger.debug("rpc", [("request_id", call.requestID), ("method", call.method),
+                                         ("code", call.code.description), ("seconds", String(call.seconds))])
+                }
             },
             reportFailure: { method, error in logger.error("handler failed", [("method", method), ("error", "\(error)")]) })
 
@@ -153,6 +171,9 @@ final class Daemon {
         }
         metrics.registerGauge("entitlementd_open_connections", help: "client connections open now") {
             Double(server.openConnections)
+        }
+        metrics.registerGauge("entitlementd_active_requests", help: "requests (HTTP/2 streams, HTTP/1.1 requests) in flight") {
+            Double(server.activeRequests)
         }
         metrics.registerGauge("process_resident_memory_bytes", help: "resident set size") { residentMemoryBytes() }
 
