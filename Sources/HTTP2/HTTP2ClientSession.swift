@@ -1,0 +1,173 @@
+internal import CNGHTTP2
+import HTTPCore
+
+/// One client-side nghttp2 session (h2c prior knowledge): requests in, bytes out; bytes in,
+/// ``HTTP2ClientEvent``s out; no I/O.
+///
+/// The mirror of ``HTTP2ServerSession`` for callers of other servers. Owned by the one thread
+/// that drives its connection. nghttp2 callbacks only record events (they never re-enter
+/// nghttp2); the owner calls ``receive(_:)``, drains ``takeEvents()``, then ``send(into:)``.
+public final class HTTP2ClientSession {
+    /// What the client advertises in its SETTINGS and enforces on responses.
+    public struct Configuration: Sendable {
+        /// Bytes of header fields per response block (name + value + 32 each, as RFC 9113
+        /// counts them); a larger block resets the stream instead of growing memory.
+        public var maxHeaderListSize: Int
+        /// Per-stream receive window: a response of a few MiB arrives without stalling on
+        /// WINDOW_UPDATE round trips.
+        public var initialWindowSize: UInt32
+        /// The receive window shared by all streams of the connection.
+        public var connectionWindowSize: Int32
+
+        public init(maxHeaderListSize: Int = 64 * 1024, initialWindowSize: UInt32 = 1 << 20,
+                    connectionWindowSize: Int32 = 16 << 20) {
+            self.maxHeaderListSize = maxHeaderListSize
+            self.initialWindowSize = initialWindowSize
+            self.connectionWindowSize = connectionWindowSize
+        }
+    }
+
+    /// Response state collected between header blocks.
+    final class ResponseStream {
+        var block = HTTPHeaders()
+        var status: Int?
+        var blockBytes = 0
+        /// Set once the final (non-1xx) head arrived: the next header block is trailers.
+        var finalResponseSeen = false
+    }
+
+    /// A request body waiting for nghttp2 to pull it through the data provider.
+    final class Upload {
+        let bytes: [UInt8]
+        var offset = 0
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+    }
+
+    let session: OpaquePointer
+    let configuration: Configuration
+    var streams: [Int32: ResponseStream] = [:]
+    var uploads: [Int32: Upload] = [:]
+    var events: [HTTP2ClientEvent] = []
+    /// Set by the GOAWAY callback; the owner reconnects for its next request.
+    internal(set) public var goAwayReceived = false
+
+    public init(configuration: Configuration = Configuration()) throws(HTTP2Error) {
+        self.configuration = configuration
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
+            throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating callbacks")
+        }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        HTTP2ClientCallbacks.install(on: callbacks)
+        var raw: OpaquePointer?
+        // user_data is filled in below: `self` cannot be referenced before all stored
+        // properties exist, so the session starts with nil and gets `self` right after.
+        guard nghttp2_session_client_new(&raw, callbacks, nil) == 0, let raw else {
+            throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating session")
+        }
+        session = raw
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                                   value: UInt32(configuration.maxHeaderListSize)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                                   value: configuration.initialWindowSize),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
+                                              configuration.connectionWindowSize)
+    }
+
+    deinit { nghttp2_session_del(session) }
+
+    /// Queues a request; returns its stream ID. The first call also queues the connection
+    /// preface and SETTINGS, so the first ``send(into:)`` carries everything.
+    ///
+    /// `headers` are regular fields (lowercase names); the pseudo-headers come from the
+    /// other arguments. An empty `body` ends the stream with the HEADERS frame.
+    public func submitRequest(method: String, scheme: String = "http", authority: String,
+                              path: String, headers: HTTPHeaders,
+                              body: [UInt8]) throws(HTTP2Error) -> Int32 {
+        guard canSubmitRequests else {
+            throw HTTP2Error(code: -1, description: "the connection accepts no new requests (GOAWAY or stream IDs spent)")
+        }
+        var fields = HTTPHeaders()
+        fields.reserveCapacity(headers.count + 4)
+        fields.add(name: ":method", value: method)
+        fields.add(name: ":scheme", value: scheme)
+        fields.add(name: ":authority", value: authority)
+        fields.add(name: ":path", value: path)
+        for field in headers { fields.add(name: field.name, value: field.value) }
+        let id: Int32 = HeaderBlock.withNV(status: nil, fields) { nva, count in
+            guard !body.isEmpty else { return nghttp2_submit_request(session, nil, nva, count, nil, nil) }
+            var provider = nghttp2_data_provider()
+            provider.read_callback = HTTP2ClientCallbacks.readBody
+            return nghttp2_submit_request(session, nil, nva, count, &provider, nil)
+        }
+        guard id > 0 else {
+            throw HTTP2Error(code: id, description: String(cString: nghttp2_strerror(id)))
+        }
+        streams[id] = ResponseStream()
+        if !body.isEmpty { uploads[id] = Upload(body) }
+        return id
+    }
+
+    /// Feeds bytes read from the socket. Throws when the server broke the protocol; the
+    /// caller then flushes ``send(into:)`` (nghttp2 may have queued a GOAWAY) and closes.
+    public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) {
+        guard let base = bytes.baseAddress else { return }
+        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if consumed < 0 {
+            let code = Int32(consumed)
+            nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
+            throw HTTP2Error(code: code, description: String(cString: nghttp2_strerror(code)))
+        }
+    }
+
+    /// The events recorded since the last call, in order.
+    public func takeEvents() -> [HTTP2ClientEvent] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    /// Appends everything nghttp2 wants to send now to `buffer`.
+    public func send(into buffer: inout [UInt8]) throws(HTTP2Error) {
+        while true {
+            var chunk: UnsafePointer<UInt8>?
+            let n = nghttp2_session_mem_send(session, &chunk)
+            if n < 0 {
+                let code = Int32(n)
+                throw HTTP2Error(code: code, description: String(cString: nghttp2_strerror(code)))
+            }
+            guard n > 0, let chunk else { return }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
+        }
+    }
+
+    /// False once GOAWAY was sent or received or stream IDs ran out: open a new connection.
+    public var canSubmitRequests: Bool { nghttp2_session_check_request_allowed(session) != 0 }
+
+    /// False once both sides are done (GOAWAY exchanged, or a fatal error): close the socket.
+    public var isActive: Bool {
+        nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    /// Streams submitted and not yet closed.
+    public var openStreamCount: Int { streams.count }
+
+    /// Abandons a stream (deadline passed, caller gave up); a ``HTTP2ClientEvent/streamClosed(streamID:errorCode:)``
+    /// follows once the RST_STREAM is sent.
+    public func cancel(streamID: Int32) {
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_CANCEL.rawValue)
+    }
+
+    /// Says goodbye before closing the socket, so the server can tell a finished client from
+    /// a broken connection.
+    public func sendGoAway() {
+        nghttp2_session_terminate_session(session, NGHTTP2_NO_ERROR.rawValue)
+    }
+}
+
+@available(*, unavailable)
+extension HTTP2ClientSession: Sendable {}

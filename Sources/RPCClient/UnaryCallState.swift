@@ -1,0 +1,132 @@
+import HTTP2
+import HTTPCore
+import RPCCore
+
+/// The response side of one unary call as a value-type state machine: HTTP/2 events in,
+/// at most one outcome out. No I/O, so every response shape is testable without sockets.
+///
+/// The status comes from the trailers, or from the head when the server answered
+/// trailers-only (one HEADERS frame with END_STREAM, as every error is sent).
+struct UnaryCallState {
+    enum Outcome {
+        case message([UInt8])
+        case failure(RPCClientError)
+        /// The server never processed the stream (REFUSED_STREAM, or past a GOAWAY's last
+        /// stream): safe to send again on a new connection.
+        case refused
+    }
+
+    enum Action {
+        case none
+        /// The call is decided; reset the stream if it is still open (an answer arrived
+        /// before the upload ended, or the response broke a limit).
+        case complete(Outcome)
+    }
+
+    let streamID: Int32
+    private var deframer: Deframer
+    private var messages: [[UInt8]] = []
+    private var done = false
+
+    init(streamID: Int32, maxMessageSize: Int) {
+        self.streamID = streamID
+        deframer = Deframer(limit: maxMessageSize)
+    }
+
+    mutating func handle(_ event: HTTP2ClientEvent) -> Action {
+        guard !done else { return .none }
+        let outcome: Outcome?
+        switch event {
+        case .response(let id, let status, let headers, let endStream) where id == streamID:
+            outcome = head(status: status, headers: headers, endStream: endStream)
+        case .data(let id, let bytes) where id == streamID:
+            outcome = data(bytes)
+        case .trailers(let id, let trailers) where id == streamID:
+            outcome = finish(with: trailers)
+        case .streamClosed(let id, let errorCode) where id == streamID:
+            outcome = closed(errorCode: errorCode)
+        default:
+            outcome = nil
+        }
+        guard let outcome else { return .none }
+        done = true
+        return .complete(outcome)
+    }
+
+    private mutating func head(status: Int, headers: HTTPHeaders, endStream: Bool) -> Outcome? {
+        if headers["grpc-status"] != nil || endStream {
+            return finish(with: headers)
+        }
+        guard status == 200 else {
+            return .failure(RPCClientError(.transport, UnaryCallState.code(httpStatus: status),
+                                           "the server answered HTTP \(status), not gRPC"))
+        }
+        let contentType = headers["content-type"] ?? ""
+        guard contentType.utf8.starts(with: "application/grpc".utf8) else {
+            return .failure(RPCClientError(.transport, .internal,
+                                           "the server answered content-type '\(contentType)', not application/grpc"))
+        }
+        return nil
+    }
+
+    private mutating func data(_ bytes: [UInt8]) -> Outcome? {
+        do {
+            try deframer.append(bytes[...]) { messages.append(Array($0.bytes)) }
+        } catch .tooLarge(let length, let limit) {
+            return .failure(RPCClientError(.transport, .resourceExhausted,
+                                           "response message of \(length) bytes exceeds this client's limit of \(limit) bytes"))
+        } catch {
+            return .failure(RPCClientError(.transport, .internal, "malformed gRPC response framing (\(error))"))
+        }
+        return nil
+    }
+
+    /// Reads grpc-status and grpc-message from the block that ended the call.
+    private func finish(with block: HTTPHeaders) -> Outcome {
+        guard let text = block["grpc-status"], let raw = Int(text) else {
+            return .failure(RPCClientError(.transport, .unknown, "the server ended the call without a grpc-status",
+                                           metadata: block))
+        }
+        let code = RPCCode(rawValue: raw)
+        guard code == .ok else {
+            let message = block["grpc-message"].map(PercentEncoding.decode) ?? ""
+            return .failure(RPCClientError(.status, code, message, metadata: block))
+        }
+        guard deframer.isAtBoundary else {
+            return .failure(RPCClientError(.transport, .internal, "the response ended inside a message"))
+        }
+        guard messages.count == 1 else {
+            return .failure(RPCClientError(.transport, .internal,
+                                           "a unary call needs exactly one response message, got \(messages.count)"))
+        }
+        return .message(messages[0])
+    }
+
+    /// The stream ended without a status block: the code says why (gRPC's mapping of
+    /// RST_STREAM codes).
+    private func closed(errorCode: UInt32) -> Outcome {
+        let code: RPCCode
+        switch errorCode {
+        case HTTP2ErrorCode.refusedStream: return .refused
+        case HTTP2ErrorCode.cancel: code = .cancelled
+        case HTTP2ErrorCode.enhanceYourCalm: code = .resourceExhausted
+        case HTTP2ErrorCode.inadequateSecurity: code = .permissionDenied
+        default: code = .internal
+        }
+        let reason = errorCode == 0 ? "the stream ended without a grpc-status"
+            : "the stream was reset (HTTP/2 error code \(errorCode))"
+        return .failure(RPCClientError(.transport, code, reason))
+    }
+
+    /// gRPC's mapping for answers from something that is not a gRPC server (a proxy, say).
+    static func code(httpStatus: Int) -> RPCCode {
+        switch httpStatus {
+        case 400: .internal
+        case 401: .unauthenticated
+        case 403: .permissionDenied
+        case 404: .unimplemented
+        case 429, 502, 503, 504: .unavailable
+        default: .unknown
+        }
+    }
+}
