@@ -21,4 +21,7 @@ static inline X509 *copenssl_sk_X509_value(const STACK_OF(X509) *sk, int i) { re
 static inline void copenssl_free(void *p) { OPENSSL_free(p); }
 static inline long copenssl_BIO_get_mem_data(BIO *b, char **pp) { return BIO_get_mem_data(b, pp); }
 static inline unsigned long copenssl_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+// Certificate issuance and ES256 signing (the App Store simulator's PKI).
+static inline EVP_PKEY *copenssl_EVP_EC_gen(const char *curve) { return EVP_EC_gen(curve); }
+static inline int copenssl_MBSTRING_ASC(void) { return MBSTRING_ASC; }
 #endif
