@@ -1,0 +1,115 @@
+import ServiceRuntime
+
+/// The command line, parsed: which command, its positional arguments, and its flags.
+///
+/// Global flags (server, token, output, timeout) may appear anywhere and are also read from
+/// `ENTITLEMENTCTL_<FLAG>`; a command's own flags come from the command line only, so a
+/// stray `ENTITLEMENTCTL_PRODUCT` in the environment cannot narrow a check silently.
+struct CLIArguments {
+    enum Command: String, CaseIterable {
+        case check, submit, history, health
+    }
+
+    static let environmentPrefix = "ENTITLEMENTCTL"
+
+    static let globalFlags: [FlagSpec] = [
+        FlagSpec("server", value: "HOST:PORT", default: "127.0.0.1:50051", help: "the entitlementd to ask"),
+        FlagSpec("token", value: "TOKEN", help: "sent as 'authorization: Bearer TOKEN' (servers run with --auth-tokens-file)"),
+        FlagSpec("json", isSwitch: true, help: "print one JSON object (the proto's JSON field names) instead of a table"),
+        FlagSpec("timeout", value: "DURATION", default: "30s", help: "give up on each call after this long (500ms, 30s, 5m)"),
+    ]
+
+    static func flags(for command: Command) -> [FlagSpec] {
+        switch command {
+        case .check:
+            [FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
+             FlagSpec("entitlement", value: "ENTITLEMENT_ID", help: "only products that unlock this entitlement"),
+             FlagSpec("at", value: "TIME", help: "evaluate at this instant: ISO 8601 (2026-04-01T00:00:00Z) or Unix ms")]
+        case .submit:
+            []
+        case .history:
+            [FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
+             FlagSpec("all", isSwitch: true, help: "follow next_page_token to the last page"),
+             FlagSpec("page-size", value: "N", help: "events per page (server default 50, at most 500)"),
+             FlagSpec("page-token", value: "TOKEN", help: "continue from a previous page's token")]
+        case .health:
+            [FlagSpec("service", value: "NAME", default: "", help: "the service to check; empty for the whole server")]
+        }
+    }
+
+    static func positionals(for command: Command) -> [String] {
+        switch command {
+        case .check, .history: ["USER"]
+        case .submit: ["USER", "RECEIPT_FILE|-"]
+        case .health: []
+        }
+    }
+
+    var command: Command?
+    var positionals: [String] = []
+    var global: ParsedFlags
+    var local: ParsedFlags
+    var helpRequested = false
+
+    /// Parses `arguments` (without the program name). A bare `--help` is not an error even
+    /// when the rest is incomplete: the caller prints the usage that fits.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(FlagError) -> CLIArguments {
+        var command: Command?
+        var positionals: [String] = []
+        var globalTokens: [String] = []
+        var localTokens: [String] = []
+        var help = false
+        var onlyPositionals = false
+        var i = 0
+        while i < arguments.count {
+            let argument = arguments[i]
+            i += 1
+            if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
+                if command == nil {
+                    guard let known = Command(rawValue: argument) else {
+                        throw FlagError("unknown command '\(argument)' (commands: \(Command.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    }
+                    command = known
+                } else {
+                    positionals.append(argument)
+                }
+                continue
+            }
+            if argument == "--" { onlyPositionals = true; continue }
+            if argument == "--help" || argument == "-h" { help = true; continue }
+            guard argument.hasPrefix("--") else {
+                throw FlagError("unknown flag \(argument) (flags start with --; see --help)")
+            }
+            let name = String(argument.dropFirst(2).prefix { $0 != "=" })
+            let isGlobal = globalFlags.contains { $0.name == name }
+            guard let spec = isGlobal ? globalFlags.first(where: { $0.name == name })
+                    : command.flatMap({ flags(for: $0).first { $0.name == name } }) else {
+                let scope = command.map { "for '\($0.rawValue)'" } ?? "before the command"
+                throw FlagError("unknown flag --\(name) \(scope) (see --help)")
+            }
+            var tokens = [argument]
+            if !spec.isSwitch && !argument.contains("=") {
+                guard i < arguments.count else { throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)") }
+                tokens.append(arguments[i])
+                i += 1
+            }
+            if isGlobal { globalTokens += tokens } else { localTokens += tokens }
+        }
+        let global = try FlagParser(program: "entitlementctl", summary: "", environmentPrefix: environmentPrefix,
+                                    specs: globalFlags).parse(globalTokens, environment: environment)
+        let local = try FlagParser(program: "entitlementctl", summary: "", environmentPrefix: environmentPrefix,
+                                   specs: command.map(flags(for:)) ?? []).parse(localTokens, environment: [:])
+        let parsed = CLIArguments(command: command, positionals: positionals, global: global, local: local,
+                                  helpRequested: help)
+        if !help, let command {
+            let expected = CLIArguments.positionals(for: command)
+            guard positionals.count == expected.count else {
+                let missing = positionals.count < expected.count
+                throw FlagError(missing
+                    ? "'\(command.rawValue)' needs \(expected.joined(separator: " ")) (see entitlementctl \(command.rawValue) --help)"
+                    : "unexpected argument '\(positionals[expected.count])' for '\(command.rawValue)'")
+            }
+        }
+        return parsed
+    }
+}

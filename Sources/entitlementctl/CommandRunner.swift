@@ -1,0 +1,150 @@
+import EntitlementAPI
+import Foundation
+import HTTPCore
+import RPCClient
+import ServiceRuntime
+
+/// Runs one command line against a server and decides the exit code.
+///
+/// Output goes to stdout (tables, or one JSON object with `--json`); problems go to stderr
+/// as `STATUS_NAME: message` so scripts can match on the status name.
+struct CommandRunner {
+    enum ExitCode: Int32 {
+        case ok = 0, inactive = 1, usage = 2, failure = 3
+    }
+
+    static let service = "/entitlement.v1.EntitlementService/"
+
+    let arguments: CLIArguments
+    let client: GRPCClient
+    let metadata: HTTPHeaders
+    let timeout: Duration
+    let json: Bool
+
+    /// Parses, runs, reports: the whole program but `exit`.
+    static func main(_ argv: [String], environment: [String: String]) -> ExitCode {
+        let runner: CommandRunner
+        do {
+            let arguments = try CLIArguments.parse(argv, environment: environment)
+            if arguments.helpRequested {
+                print(arguments.command.map(Usage.page(for:)) ?? Usage.overview)
+                return .ok
+            }
+            guard arguments.command != nil else {
+                throw FlagError("no command given (commands: check, submit, history, health; see --help)")
+            }
+            runner = try CommandRunner(arguments)
+        } catch {
+            printError("entitlementctl: \(error)")
+            return .usage
+        }
+        do {
+            return try runner.run()
+        } catch let error as RPCClientError {
+            printError("\(error.code): \(error.message)")
+            return .failure
+        } catch {
+            printError("entitlementctl: \(error)")
+            return .usage
+        }
+    }
+
+    init(_ arguments: CLIArguments) throws(FlagError) {
+        let serverText = arguments.global.string("server") ?? ""
+        guard let address = ServerAddress(parsing: serverText) else {
+            throw FlagError("--server must be HOST:PORT (e.g. 127.0.0.1:50051), got '\(serverText)'")
+        }
+        guard let timeout = try arguments.global.duration("timeout"), timeout > .zero else {
+            throw FlagError("--timeout must be more than zero")
+        }
+        var metadata = HTTPHeaders()
+        if let token = arguments.global.string("token"), !token.isEmpty {
+            metadata.add(name: "authorization", value: "Bearer \(token)")
+        }
+        self.arguments = arguments
+        self.client = GRPCClient(address: address)
+        self.metadata = metadata
+        self.timeout = timeout
+        self.json = try arguments.global.bool("json")
+    }
+
+    func run() throws -> ExitCode {
+        let user = arguments.positionals.first ?? ""
+        switch arguments.command! {
+        case .check: return try check(user: user)
+        case .submit: return try submit(user: user, path: arguments.positionals[1])
+        case .history: return try history(user: user)
+        case .health: return try health()
+        }
+    }
+
+    private func check(user: String) throws -> ExitCode {
+        var request = EntitlementV1.CheckEntitlementRequest(
+            userID: user, productID: arguments.local.string("product") ?? "",
+            entitlementID: arguments.local.string("entitlement") ?? "")
+        if let at = arguments.local.string("at") {
+            guard let milliseconds = Timestamps.milliseconds(parsing: at), milliseconds > 0 else {
+                throw FlagError("--at must be ISO 8601 (2026-04-01T00:00:00Z) or Unix milliseconds, got '\(at)'")
+            }
+            request.atMs = milliseconds
+        }
+        let response: EntitlementV1.CheckEntitlementResponse = try client.unary(
+            path: CommandRunner.service + "CheckEntitlement", request: request, metadata: metadata, timeout: timeout)
+        print(json ? ProtoJSON.check(response).rendered : TableOutput.check(response))
+        return response.active ? .ok : .inactive
+    }
+
+    private func submit(user: String, path: String) throws -> ExitCode {
+        let request = try ReceiptInput.request(user: user, path: path)
+        let response: EntitlementV1.SubmitReceiptResponse = try client.unary(
+            path: CommandRunner.service + "SubmitReceipt", request: request, metadata: metadata, timeout: timeout)
+        print(json ? ProtoJSON.submit(response).rendered : TableOutput.submit(response))
+        return .ok
+    }
+
+    private func history(user: String) throws -> ExitCode {
+        let pageSize = try arguments.local.int("page-size", range: 1...Int(Int32.max)) ?? 0
+        var request = EntitlementV1.ListHistoryRequest(
+            userID: user, pageSize: Int32(pageSize), pageToken: arguments.local.string("page-token") ?? "",
+            productID: arguments.local.string("product") ?? "")
+        var combined: EntitlementV1.ListHistoryResponse = try client.unary(
+            path: CommandRunner.service + "ListHistory", request: request, metadata: metadata, timeout: timeout)
+        if try arguments.local.bool("all") {
+            var seen: Set<String> = [request.pageToken]
+            while !combined.nextPageToken.isEmpty {
+                // A server handing back a token it already gave would loop forever.
+                guard seen.insert(combined.nextPageToken).inserted else {
+                    throw RPCClientError(.transport, .internal, "the server repeated page token '\(combined.nextPageToken)'")
+                }
+                request.pageToken = combined.nextPageToken
+                let page: EntitlementV1.ListHistoryResponse = try client.unary(
+                    path: CommandRunner.service + "ListHistory", request: request, metadata: metadata, timeout: timeout)
+                combined.events += page.events
+                combined.nextPageToken = page.nextPageToken
+            }
+        }
+        print(json ? ProtoJSON.history(combined).rendered : TableOutput.history(combined.events))
+        if !json && !combined.nextPageToken.isEmpty {
+            printError("more events: add --all, or --page-token \(combined.nextPageToken)")
+        }
+        return .ok
+    }
+
+    private func health() throws -> ExitCode {
+        let service = arguments.local.string("service") ?? ""
+        let response: GRPCHealthV1.HealthCheckResponse = try client.unary(
+            path: "/grpc.health.v1.Health/Check", request: GRPCHealthV1.HealthCheckRequest(service: service),
+            metadata: metadata, timeout: timeout)
+        print(json ? ProtoJSON.health(response).rendered : response.status.description)
+        guard response.status == .serving else {
+            throw RPCClientError(.status, .unavailable, "the server reports \(response.status) for '\(service)'")
+        }
+        return .ok
+    }
+
+}
+
+/// Writes one line to stderr, unbuffered, so it is never lost or reordered by an exit.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

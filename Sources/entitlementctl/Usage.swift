@@ -1,0 +1,59 @@
+import ServiceRuntime
+
+/// The `--help` texts: one overview, one page per command.
+enum Usage {
+    static let exitCodes = """
+        exit codes: 0 ok (check: active), 1 not active (check only), 2 usage error,
+                    3 error from the server or the connection (status name and message on stderr)
+        """
+
+    static func summary(of command: CLIArguments.Command) -> String {
+        switch command {
+        case .check: "whether the user has access now (or --at TIME), and the entitlements behind it"
+        case .submit: "verify a receipt (base64) or StoreKit 2 signed transaction (JWS) and record it"
+        case .history: "the user's purchase and subscription events, newest first"
+        case .health: "the server's grpc.health.v1 status (SERVING exits 0)"
+        }
+    }
+
+    static var overview: String {
+        var lines = ["usage: entitlementctl [--server HOST:PORT] [--token TOKEN] [--json] COMMAND ...", "",
+                     "Asks an entitlementd server over gRPC (h2c).", "", "commands:"]
+        for command in CLIArguments.Command.allCases {
+            let left = "  " + ([command.rawValue] + CLIArguments.positionals(for: command)).joined(separator: " ")
+            lines.append(pad(left) + summary(of: command))
+        }
+        lines += ["", "global flags (each also read from ENTITLEMENTCTL_<FLAG>, e.g. ENTITLEMENTCTL_SERVER):"]
+        lines += CLIArguments.globalFlags.map(line)
+        lines += ["  --help" .padding(toLength: 34, withPad: " ", startingAt: 0) + "this text; COMMAND --help for one command",
+                  "", exitCodes]
+        return lines.joined(separator: "\n")
+    }
+
+    static func page(for command: CLIArguments.Command) -> String {
+        let synopsis = (["entitlementctl", command.rawValue] + CLIArguments.positionals(for: command)).joined(separator: " ")
+        var lines = ["usage: \(synopsis) [flags]", "", summary(of: command) + "."]
+        if command == .submit {
+            lines += ["RECEIPT_FILE holds base64 receipt data ('-' reads stdin); a JWS (three base64url",
+                      "parts joined by '.') is sent as signed_transaction instead."]
+        }
+        let own = CLIArguments.flags(for: command)
+        if !own.isEmpty {
+            lines += ["", "flags:"] + own.map(line)
+        }
+        lines += ["", "global flags (also read from ENTITLEMENTCTL_<FLAG>):"] + CLIArguments.globalFlags.map(line)
+        lines += ["", exitCodes]
+        return lines.joined(separator: "\n")
+    }
+
+    private static func line(_ spec: FlagSpec) -> String {
+        let left = spec.isSwitch ? "  --\(spec.name)" : "  --\(spec.name) \(spec.valueName)"
+        var text = pad(left) + spec.help
+        if let value = spec.defaultValue, !value.isEmpty { text += " (default \(value))" }
+        return text
+    }
+
+    private static func pad(_ text: String) -> String {
+        text.padding(toLength: max(text.count + 2, 34), withPad: " ", startingAt: 0)
+    }
+}
