@@ -14,7 +14,7 @@ final class ClientConnection {
     private var outputOffset = 0
     /// Allocated once per connection; the session copies what it keeps.
     private let readBuffer: UnsafeMutableRawBufferPointer
-    /// Set once the socket failed or reached end of stream; the connection is then dropped.
+    /// Set once the socket failed, reached end of stream or was closed here: no more calls.
     private(set) var isBroken = false
 
     init(address: ServerAddress, configuration: HTTP2ClientSession.Configuration,

@@ -74,11 +74,16 @@ public final class GRPCClient {
         guard path.hasPrefix("/") else {
             throw RPCClientError(.invalidCall, .invalidArgument, "a method path starts with '/', got '\(path)'")
         }
+        let fixedHeaders = try headers(metadata)
         // A stream the server refused was never processed, so sending it again is safe; once.
-        for attempt in 0..<2 {
+        for _ in 0..<2 {
             let connection = try usableConnection(deadline: deadline)
-            let streamID = try connection.submit(path: path, headers: try headers(metadata, deadline: deadline),
-                                                 body: body)
+            var headers = fixedHeaders
+            if let deadline {
+                // The time left when the request leaves, not when the call began.
+                headers.add(name: "grpc-timeout", value: GRPCTimeout.header(for: deadline - .now))
+            }
+            let streamID = try connection.submit(path: path, headers: headers, body: body)
             var state = UnaryCallState(streamID: streamID, maxMessageSize: configuration.maxResponseMessageSize)
             var outcome: UnaryCallState.Outcome?
             let finished: Bool
@@ -106,8 +111,8 @@ public final class GRPCClient {
                 connection.cancel(streamID: streamID)
                 throw error
             case .refused:
+                connection.close()
                 self.connection = nil
-                if attempt == 1 { break }
             }
         }
         throw RPCClientError(.transport, .unavailable, "\(address) refused the call twice (it is shutting down?)")
@@ -127,13 +132,11 @@ public final class GRPCClient {
         return fresh
     }
 
-    private func headers(_ metadata: HTTPHeaders, deadline: ContinuousClock.Instant?) throws(RPCClientError) -> HTTPHeaders {
+    /// The request headers every attempt shares; checked before anything is sent.
+    private func headers(_ metadata: HTTPHeaders) throws(RPCClientError) -> HTTPHeaders {
         var headers: HTTPHeaders = ["content-type": "application/grpc", "te": "trailers"]
         headers.reserveCapacity(4 + metadata.count)
         headers.add(name: "user-agent", value: configuration.userAgent)
-        if let deadline {
-            headers.add(name: "grpc-timeout", value: GRPCTimeout.header(for: deadline - .now))
-        }
         for field in metadata {
             let name = field.name.lowercased()
             guard !name.isEmpty, !name.hasPrefix(":"), !name.hasPrefix("grpc-"),
