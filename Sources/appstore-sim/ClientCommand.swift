@@ -1,0 +1,128 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The subcommands that drive a running simulator through its control API and print its JSON.
+enum ClientCommand {
+    static let usage = """
+        usage: appstore-sim serve [flags]            (appstore-sim serve --help for its flags)
+               appstore-sim COMMAND [ARGS] [--sim URL]
+
+        Every command talks to --sim (default $APPSTORE_SIM_URL or http://127.0.0.1:8090) and prints JSON.
+          purchase --product ID [--type auto_renewable|non_consumable|consumable|non_renewing]
+                   [--period 30d | --period-ms N] [--trial | --intro] [--user-token T]
+                   [--app-account-token UUID] [--environment production|sandbox]
+          renew ORIGINAL_TX                     the next renewal happens (the sim clock moves to it)
+          fail-billing ORIGINAL_TX [--grace 16d] [--defer]
+          recover ORIGINAL_TX
+          auto-renew ORIGINAL_TX on|off
+          change-product ORIGINAL_TX NEW_PRODUCT [--downgrade]
+          refund TX | reverse-refund TX
+          expire ORIGINAL_TX [--defer]
+          advance DURATION                      e.g. 7d, 2h, 90s
+          receipt TX                            the customer's latest receipt and the chain
+          clock | deliveries                    simulated time; recent webhook deliveries
+        """
+
+    /// Switches take no value; every other `--name` takes the next argument.
+    private static let switches: Set<String> = ["trial", "intro", "downgrade", "defer"]
+
+    static func run(_ command: String, _ arguments: [String]) async -> Int32 {
+        var positional: [String] = []
+        var options: [String: String] = [:]
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            guard argument.hasPrefix("--") else {
+                positional.append(argument)
+                continue
+            }
+            let name = String(argument.dropFirst(2))
+            if switches.contains(name) {
+                options[name] = "true"
+            } else if index < arguments.count {
+                options[name] = arguments[index]
+                index += 1
+            } else {
+                return fail("--\(name) needs a value")
+            }
+        }
+        let base = options.removeValue(forKey: "sim")
+            ?? ProcessInfo.processInfo.environment["APPSTORE_SIM_URL"] ?? "http://127.0.0.1:8090"
+        guard let (method, path, body) = request(command, positional, options) else {
+            return fail("cannot understand '\(([command] + arguments).joined(separator: " "))'\n\n\(usage)")
+        }
+        guard let url = URL(string: base + path) else { return fail("--sim \(base) is not a URL") }
+        return await send(method, url, body)
+    }
+
+    /// The control API call for one command line, or nil when it is not one.
+    private static func request(
+        _ command: String, _ positional: [String], _ options: [String: String]
+    ) -> (String, String, [String: Any])? {
+        func one(_ key: String, _ extra: [String: Any] = [:]) -> (String, String, [String: Any])? {
+            guard positional.count == 1 else { return nil }
+            return ("POST", "/control/\(command)", extra.merging([key: positional[0]]) { $1 })
+        }
+        switch command {
+        case "purchase":
+            guard positional.isEmpty, let product = options["product"] else { return nil }
+            var body: [String: Any] = ["product_id": product, "type": options["type"] ?? "auto_renewable"]
+            body["period"] = options["period"]
+            body["period_ms"] = options["period-ms"]
+            body["user_token"] = options["user-token"]
+            body["app_account_token"] = options["app-account-token"]
+            body["environment"] = options["environment"]
+            if options["trial"] != nil { body["offer"] = "trial" }
+            if options["intro"] != nil { body["offer"] = "intro" }
+            return ("POST", "/control/purchase", body)
+        case "renew", "recover":
+            return one("original_transaction_id")
+        case "fail-billing":
+            var extra: [String: Any] = ["defer": options["defer"] != nil]
+            extra["grace"] = options["grace"]
+            return one("original_transaction_id", extra)
+        case "expire":
+            return one("original_transaction_id", ["defer": options["defer"] != nil])
+        case "refund", "reverse-refund", "receipt":
+            return one("transaction_id")
+        case "advance":
+            return one("by")
+        case "auto-renew":
+            guard positional.count == 2, ["on", "off"].contains(positional[1]) else { return nil }
+            return ("POST", "/control/auto-renew", ["original_transaction_id": positional[0], "enabled": positional[1] == "on"])
+        case "change-product":
+            guard positional.count == 2 else { return nil }
+            return ("POST", "/control/change-product", ["original_transaction_id": positional[0], "product_id": positional[1],
+                                                        "downgrade": options["downgrade"] != nil])
+        case "clock", "deliveries":
+            return positional.isEmpty ? ("GET", "/control/\(command)", [:]) : nil
+        default:
+            return nil
+        }
+    }
+
+    private static func send(_ method: String, _ url: URL, _ body: [String: Any]) async -> Int32 {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if method == "POST" {
+            request.httpBody = try? JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        do {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            FileHandle.standardOutput.write(data)
+            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            return (200..<300).contains(status) ? 0 : 1
+        } catch {
+            return fail("cannot reach the simulator at \(url.absoluteString): \(error.localizedDescription)")
+        }
+    }
+
+    private static func fail(_ message: String) -> Int32 {
+        FileHandle.standardError.write(Data("appstore-sim: \(message)\n".utf8))
+        return 2
+    }
+}

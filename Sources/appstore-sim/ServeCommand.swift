@@ -1,0 +1,100 @@
+import AppStoreSimulator
+import Foundation
+import HTTPCore
+import RPCTransport
+import ServiceRuntime
+
+/// `appstore-sim serve`: flags, the simulator, the HTTP server, and a wait for SIGTERM.
+enum ServeCommand {
+    static let parser = FlagParser(
+        program: "appstore-sim serve",
+        summary: "A local stand-in for the App Store: verifyReceipt, a control API, and signed webhooks.",
+        environmentPrefix: "APPSTORE_SIM",
+        specs: [
+            FlagSpec("listen", value: "HOST:PORT", default: "127.0.0.1:8090", help: "address to serve on (port 0 picks one)"),
+            FlagSpec("shared-secret", value: "SECRET", help: "the app's shared secret: verifyReceipt password (21004) and V1 password"),
+            FlagSpec("bundle-id", value: "ID", default: "com.example.app", help: "the app's bundle id in receipts and notifications"),
+            FlagSpec("webhook-url", value: "URL", help: "where to POST server notifications (none: not sent)"),
+            FlagSpec("notifications", value: "VERSION", default: "v2", help: "v1 (JSON with password) or v2 (signedPayload)"),
+            FlagSpec("root-ca-out", value: "PATH", help: "write the generated root certificate (PEM) here, for --apple-root-ca"),
+            FlagSpec("delivery", value: "ORDER", default: "in-order", help: "in-order or shuffled (random delays up to 2 s)"),
+            FlagSpec("duplicate-rate", value: "P", default: "0", help: "probability 0..1 that a notification is delivered twice"),
+            FlagSpec("seed", value: "N", help: "seed for shuffling and duplicates (default: random)"),
+            FlagSpec("period-scale", value: "X", default: "1",
+                     help: "multiply named periods and durations (30d, --grace 16d) by this, e.g. 0.0001 for demos"),
+        ])
+
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            let flags = try parser.parse(arguments, environment: ProcessInfo.processInfo.environment)
+            if flags.helpRequested {
+                print(parser.usage)
+                return 0
+            }
+            return try serve(flags)
+        } catch let error as FlagError {
+            FileHandle.standardError.write(Data("appstore-sim: \(error)\n".utf8))
+            return 2
+        } catch {
+            FileHandle.standardError.write(Data("appstore-sim: cannot start: \(error)\n".utf8))
+            return 1
+        }
+    }
+
+    private static func serve(_ flags: ParsedFlags) throws -> Int32 {
+        let listen = flags.string("listen")!
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
+            throw FlagError("--listen must be HOST:PORT, got '\(listen)'")
+        }
+        guard let version = NotificationComposer.Version(rawValue: flags.string("notifications")!) else {
+            throw FlagError("--notifications must be v1 or v2")
+        }
+        guard let order = DeliveryPlanner.Order(rawValue: flags.string("delivery")!) else {
+            throw FlagError("--delivery must be in-order or shuffled")
+        }
+        guard let rate = Double(flags.string("duplicate-rate")!), (0...1).contains(rate) else {
+            throw FlagError("--duplicate-rate must be a number in 0...1")
+        }
+        guard let scale = Double(flags.string("period-scale")!), scale > 0 else {
+            throw FlagError("--period-scale must be a positive number")
+        }
+        let seed = try flags.string("seed").map { text throws(FlagError) -> UInt64 in
+            guard let seed = UInt64(text) else { throw FlagError("--seed must be a whole number") }
+            return seed
+        } ?? UInt64.random(in: 0...UInt64.max)
+        var delivery: WebhookDelivery?
+        if let text = flags.string("webhook-url") {
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
+                throw FlagError("--webhook-url must be an http(s) URL")
+            }
+            delivery = WebhookDelivery(poster: URLSessionWebhookPoster(url: url),
+                                       planner: DeliveryPlanner(order: order, duplicateRate: rate), seed: seed)
+        }
+        let configuration = Simulation.Configuration(
+            bundleID: flags.string("bundle-id")!, sharedSecret: flags.string("shared-secret"))
+        let simulator = try AppStoreSimulator.withOwnPKI(
+            configuration: configuration, notifications: version, delivery: delivery, periodScale: scale,
+            wallClock: { Int64(Date().timeIntervalSince1970 * 1000) })
+        if let path = flags.string("root-ca-out") {
+            do {
+                try simulator.rootCertificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw FlagError("--root-ca-out \(path) cannot be written: \(error.localizedDescription)")
+            }
+        }
+        let stop = DispatchSemaphore(value: 0)
+        let signals = SignalWatcher()
+        signals.on(SIGTERM) { stop.signal() }
+        signals.on(SIGINT) { stop.signal() }
+        signals.on(SIGHUP) {}
+        signals.start()
+        let server = try HTTPServer(
+            configuration: ServerConfiguration(host: String(listen[..<colon]), port: port, threads: 2),
+            service: simulator.router())
+        // One line, one write, unbuffered: scripts wait for it.
+        FileHandle.standardOutput.write(Data("appstore-sim listening on \(server.boundAddress)\n".utf8))
+        stop.wait()
+        server.shutdown(gracePeriod: .seconds(2))
+        return 0
+    }
+}
