@@ -22,15 +22,27 @@ public struct Simulation: Sendable {
         public var subscriptionGroupIdentifier: String
         /// The period used when a purchase names none: Apple's "1 month".
         public var defaultPeriodMs: Int64
+        /// The first id handed out. Apple's ids are unique for ever, and a client keeps what it
+        /// saw across simulator restarts, so a long-running sim starts from its start time
+        /// (``idBase(startingAt:)``) rather than from the same number every time.
+        public var firstTransactionID: Int64
 
         public init(bundleID: String, sharedSecret: String?, bundleVersion: String = "1",
                     subscriptionGroupIdentifier: String = "20000001",
-                    defaultPeriodMs: Int64 = 30 * SimulatedDuration.day) {
+                    defaultPeriodMs: Int64 = 30 * SimulatedDuration.day,
+                    firstTransactionID: Int64 = 2_000_000_000_000_001) {
             self.bundleID = bundleID
             self.sharedSecret = sharedSecret
             self.bundleVersion = bundleVersion
             self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
             self.defaultPeriodMs = defaultPeriodMs
+            self.firstTransactionID = firstTransactionID
+        }
+
+        /// A 16-digit first id that differs for every start millisecond (a thousand ids apart
+        /// per millisecond), like Apple's: strings in JSON, below 2^53 but never parsed.
+        public static func idBase(startingAt wallMs: Int64) -> Int64 {
+            2_000_000_000_000_000 + (wallMs % 1_000_000_000_000) * 1000 + 1
         }
     }
 
@@ -54,13 +66,14 @@ public struct Simulation: Sendable {
     var subscriptions: [String: SimulatedSubscription] = [:]
     /// Which account holds each transaction id.
     var owners: [String: String] = [:]
-    private var nextID: Int64 = 2_000_000_000_000_001
+    private var nextID: Int64
     private var anonymousCustomers = 0
 
     /// Starts the simulated clock at `wallMs` (the real now).
     public init(configuration: Configuration, wallMs: Int64) {
         self.configuration = configuration
         self.wallMs = wallMs
+        nextID = configuration.firstTransactionID
     }
 
     /// Simulated now.

@@ -23,6 +23,14 @@ enum ClientCommand {
           advance DURATION                      e.g. 7d, 2h, 90s
           receipt TX                            the customer's latest receipt and the chain
           clock | deliveries                    simulated time; recent webhook deliveries
+
+        Time: the simulated clock starts at the real now and keeps pace with it; subscriptions
+        renew by themselves when a period ends (checked on every request). renew, fail-billing,
+        expire and advance move the clock forward. Notifications are signed at simulated time,
+        but entitlementd judges entitlements at its own real clock and ignores what is dated in
+        its future: in demos use short periods (--period-ms 60000, or serve --period-scale) and
+        let real time cross period ends, or advance only by a period at a time and wait for the
+        real clock to catch up (appstore-sim clock shows the offset).
         """
 
     /// Switches take no value; every other `--name` takes the next argument.

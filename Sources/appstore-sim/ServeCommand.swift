@@ -70,11 +70,13 @@ enum ServeCommand {
             delivery = WebhookDelivery(poster: URLSessionWebhookPoster(url: url),
                                        planner: DeliveryPlanner(order: order, duplicateRate: rate), seed: seed)
         }
+        let wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
         let configuration = Simulation.Configuration(
-            bundleID: flags.string("bundle-id")!, sharedSecret: flags.string("shared-secret"))
+            bundleID: flags.string("bundle-id")!, sharedSecret: flags.string("shared-secret"),
+            firstTransactionID: Simulation.Configuration.idBase(startingAt: wallClock()))
         let simulator = try AppStoreSimulator.withOwnPKI(
             configuration: configuration, notifications: version, delivery: delivery, periodScale: scale,
-            wallClock: { Int64(Date().timeIntervalSince1970 * 1000) })
+            wallClock: wallClock)
         if let path = flags.string("root-ca-out") {
             do {
                 try simulator.rootCertificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
