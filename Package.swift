@@ -56,6 +56,9 @@ let package = Package(
                                          "HTTPCore", "ServiceRuntime", "EntitlementStorage",
                                          "Entitlements", "JWS"]),
 
+        // Zero-latency verifyReceipt fake for Benchmarks/submit-receipt.sh; never part of the service.
+        .executableTarget(name: "apple-fake", dependencies: ["RPCTransport", "HTTPCore"], path: "Benchmarks/apple-fake"),
+
         // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
         .executableTarget(name: "entitlementd-fuzz",
                           dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1"]),
