@@ -1,0 +1,103 @@
+"""Scripts/demo end to end: entitlementd with appstore-sim as its Apple, driven through
+entitlementctl, checking every state the demo prints."""
+import os
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_line(path, text, proc, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and text in path.read_text(errors="replace"):
+            return
+        if proc.poll() is not None:
+            pytest.fail(f"{proc.args[0]} exited {proc.returncode}: {path.read_text(errors='replace')}")
+        time.sleep(0.05)
+    pytest.fail(f"no '{text}' in {path}")
+
+
+@pytest.fixture
+def wired(binary, tmp_path):
+    """appstore-sim and entitlementd wired to each other, as Scripts/run does."""
+    bin_dir = binary.parent
+    sim_bin, ctl_bin = bin_dir / "appstore-sim", bin_dir / "entitlementctl"
+    for b in (sim_bin, ctl_bin):
+        if not b.exists():
+            pytest.fail(f"{b} not built (swift build builds every product)")
+    ent_port, sim_port = free_port(), free_port()
+    root = tmp_path / "sim-root.pem"
+    sim_log, ent_log = tmp_path / "sim.log", tmp_path / "ent.log"
+    sim = subprocess.Popen([str(sim_bin), "serve", "--listen", f"127.0.0.1:{sim_port}", "--shared-secret", "demo",
+                            "--bundle-id", "com.example.app", "--webhook-url",
+                            f"http://127.0.0.1:{ent_port}/apple/notifications", "--notifications", "v2",
+                            "--root-ca-out", str(root)], stdout=open(sim_log, "wb"), stderr=subprocess.STDOUT)
+    procs = [sim]
+    try:
+        wait_for_line(sim_log, "listening on", sim)
+        ent = subprocess.Popen([str(binary), "--listen", f"127.0.0.1:{ent_port}", "--database", str(tmp_path / "d.sqlite"),
+                                "--apple-production-url", f"http://127.0.0.1:{sim_port}/production/verifyReceipt",
+                                "--apple-sandbox-url", f"http://127.0.0.1:{sim_port}/sandbox/verifyReceipt",
+                                "--apple-root-ca", str(root), "--bundle-id", "com.example.app"],
+                               env=dict(os.environ, ENTITLEMENTD_APPLE_SHARED_SECRET="demo"),
+                               stdout=open(ent_log, "wb"), stderr=subprocess.STDOUT)
+        procs.append(ent)
+        wait_for_line(ent_log, "listening on", ent)
+        env = dict(os.environ, ENTITLEMENTCTL=str(ctl_bin), APPSTORE_SIM=str(sim_bin),
+                   ENTITLEMENTD_SERVER=f"127.0.0.1:{ent_port}", APPSTORE_SIM_URL=f"http://127.0.0.1:{sim_port}")
+        yield env, ent_log
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def test_demo_story(wired):
+    env, ent_log = wired
+    result = subprocess.run([str(REPO / "Scripts" / "demo"), "dana"], env=env, capture_output=True, text=True,
+                            timeout=120)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    steps = re.split(r"^### ", out, flags=re.M)[1:]
+    assert len(steps) == 8, out
+
+    def state_line(step):
+        rows = [l for l in step.splitlines() if l.startswith("pro.monthly")]
+        assert rows, step
+        return rows[-1].split()
+
+    # 3: active, in the trial.
+    assert "\nACTIVE\n" in steps[2]
+    row = state_line(steps[2])
+    assert row[1] == "active" and row[4] == "yes", row
+    # 4: renewed: active, no longer a trial.
+    row = state_line(steps[3])
+    assert row[1] == "active" and row[4] == "no", row
+    # 5: billing failed into the grace period: still active.
+    assert "\nACTIVE\n" in steps[4]
+    assert state_line(steps[4])[1] == "grace_period"
+    # 6: recovered.
+    assert state_line(steps[5])[1] == "active"
+    # 7: refunded: revoked, not active.
+    assert "NOT ACTIVE" in steps[6]
+    assert state_line(steps[6])[1] == "revoked"
+    # 8: the history tells the whole story.
+    history = steps[7]
+    for kind in ("purchase", "renewal", "grace_period", "billing_recovered", "refund"):
+        assert re.search(rf"\s{kind}\s", history), (kind, history)
+    assert "status=200" in ent_log.read_text()
