@@ -62,6 +62,9 @@ let package = Package(
         // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
         .executableTarget(name: "entitlementd-fuzz",
                           dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1"]),
+        // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
+        .executableTarget(name: "entitlementd-bench", dependencies: ["EntitlementStorage", "Entitlements"],
+                          path: "Benchmarks/entitlementd-bench"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),
