@@ -20,31 +20,53 @@ public struct VerifyReceiptRequest: Sendable, Hashable {
     }
 
     /// `{"receipt-data":"…","password":"…","exclude-old-transactions":false}` as UTF-8.
+    ///
+    /// Built in bytes: receipts reach hundreds of KB and base64 never needs escaping, so the
+    /// common case is one bulk copy rather than a String append per character.
     public func jsonBody() -> [UInt8] {
-        var body = "{\"receipt-data\":" + Self.quoted(receiptData)
+        var body: [UInt8] = []
+        body.reserveCapacity(receiptData.utf8.count + (password?.utf8.count ?? 0) + 80)
+        body.append(contentsOf: "{\"receipt-data\":".utf8)
+        Self.appendQuoted(receiptData, to: &body)
         if let password {
-            body += ",\"password\":" + Self.quoted(password)
+            body.append(contentsOf: ",\"password\":".utf8)
+            Self.appendQuoted(password, to: &body)
         }
-        body += ",\"exclude-old-transactions\":" + (excludeOldTransactions ? "true" : "false") + "}"
-        return Array(body.utf8)
+        body.append(contentsOf: ",\"exclude-old-transactions\":".utf8)
+        body.append(contentsOf: (excludeOldTransactions ? "true" : "false").utf8)
+        body.append(UInt8(ascii: "}"))
+        return body
     }
 
     /// A JSON string literal: quotes, backslashes and control characters escaped, nothing else.
     static func quoted(_ string: String) -> String {
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+        var bytes: [UInt8] = []
+        appendQuoted(string, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func appendQuoted(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let utf8 = string.utf8
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out.append(contentsOf: utf8)
+        } else {
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+                case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
+                case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
+                case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: "\\u00".utf8)
+                    out.append(hex[Int(byte >> 4)])
+                    out.append(hex[Int(byte & 0xF)])
+                default: out.append(byte)
+                }
             }
         }
-        return out + "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
