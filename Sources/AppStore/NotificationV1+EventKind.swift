@@ -25,7 +25,7 @@ extension NotificationV1 {
             originalTransactionID == nil || $0.originalTransactionID == originalTransactionID
         }
         let newest = { (candidates: [Transaction]) in
-            candidates.max { $0.isOlder(than: $1) }
+            candidates.max { $0.isOrdered(before: $1) }
         }
         if ["CANCEL", "REFUND", "REVOKE"].contains(notificationType),
            let cancelled = newest(chain.filter { $0.cancellationDateMs != nil }) {

@@ -54,7 +54,7 @@ struct ReceiptUnion {
 
     var sortedRenewalInfos: [RenewalInfo] {
         renewalInfos.values.sorted {
-            Transaction.appleID($0.originalTransactionID, precedes: $1.originalTransactionID)
+            Transaction.id($0.originalTransactionID, precedes: $1.originalTransactionID)
         }
     }
 
@@ -62,8 +62,8 @@ struct ReceiptUnion {
         if (lhs.cancellationDateMs != nil) != (rhs.cancellationDateMs != nil) {
             return lhs.cancellationDateMs != nil
         }
-        if rhs.isOlder(than: lhs) { return true }
-        if lhs.isOlder(than: rhs) { return false }
+        if rhs.isOrdered(before: lhs) { return true }
+        if lhs.isOrdered(before: rhs) { return false }
         return String(describing: lhs) >= String(describing: rhs)
     }
 

@@ -54,6 +54,6 @@ extension RenewalInfo {
     /// The product of this chain's newest transaction among `transactions`.
     func currentProductID(in transactions: [Transaction]) -> String? {
         transactions.filter { $0.originalTransactionID == originalTransactionID }
-            .max { $0.isOlder(than: $1) }?.productID ?? autoRenewProductID
+            .max { $0.isOrdered(before: $1) }?.productID ?? autoRenewProductID
     }
 }

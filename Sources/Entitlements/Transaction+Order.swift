@@ -4,7 +4,7 @@ extension Transaction {
     /// Apple's array order is neither chronological nor stable, so recency is decided by
     /// `expires_date_ms`, then `purchase_date_ms`, then `transaction_id`. A missing expiry sorts
     /// as 0: a subscription transaction without one cannot be the period that grants access.
-    func isOrdered(before other: Transaction) -> Bool {
+    public func isOrdered(before other: Transaction) -> Bool {
         let expires = expiresDateMs ?? 0
         let otherExpires = other.expiresDateMs ?? 0
         if expires != otherExpires { return expires < otherExpires }
@@ -15,7 +15,7 @@ extension Transaction {
     /// Orders Apple ids numerically without parsing them: they are decimal strings that
     /// exceed 2^53, so a shorter id is a smaller number ("9" before "10"). Any other string
     /// still gets a total, deterministic order.
-    static func id(_ id: String, precedes other: String) -> Bool {
+    public static func id(_ id: String, precedes other: String) -> Bool {
         let count = id.utf8.count
         let otherCount = other.utf8.count
         if count != otherCount { return count < otherCount }
