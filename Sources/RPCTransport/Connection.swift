@@ -22,7 +22,12 @@ final class Connection {
     var mode: Mode = .detecting([])
     var output: [UInt8] = []
     var outputOffset = 0
-    var waitingForWritable = false
+    /// The epoll interest currently registered for the socket.
+    var interest = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+    /// Past this many unsent bytes the connection stops reading requests (and stops pulling
+    /// more frames out of nghttp2) until the peer reads: a client that sends but never reads
+    /// cannot make the server buffer answers without bound.
+    static let maxPendingOutput = 1 << 20
     var isDirty = false
     private(set) var closed = false
     var closeWhenFlushed = false
@@ -41,6 +46,10 @@ final class Connection {
 
     func handleEvents(_ flags: UInt32) {
         if flags & EPOLLOUT.rawValue != 0 { loop.markDirty(self) }
+        if flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 && interest & EPOLLIN.rawValue == 0 {
+            close()
+            return
+        }
         if flags & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
             readAvailable()
         }
@@ -177,7 +186,7 @@ final class Connection {
     /// Drains protocol output into the socket; closes when the conversation is over.
     func flush() {
         guard !closed else { return }
-        if case .http2(let session) = mode {
+        if case .http2(let session) = mode, output.count - outputOffset < Connection.maxPendingOutput {
             do { try session.send(into: &output) } catch { closeWhenFlushed = true }
         }
         while outputOffset < output.count {
@@ -198,11 +207,19 @@ final class Connection {
         if outputOffset == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 256 * 1024)
             outputOffset = 0
+        } else if outputOffset >= 64 * 1024 {
+            // A peer that reads slowly but steadily never lets the buffer empty: drop what
+            // was sent so the buffer holds only unsent bytes.
+            output.removeFirst(outputOffset)
+            outputOffset = 0
         }
-        let blocked = outputOffset < output.count
-        if blocked != waitingForWritable {
-            waitingForWritable = blocked
-            loop.modify(fd: fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (blocked ? EPOLLOUT.rawValue : 0))
+        let pending = output.count - outputOffset
+        let blocked = pending > 0
+        let backlogged = pending >= Connection.maxPendingOutput
+        let wanted = EPOLLRDHUP.rawValue | (backlogged ? 0 : EPOLLIN.rawValue) | (blocked ? EPOLLOUT.rawValue : 0)
+        if wanted != interest {
+            interest = wanted
+            loop.modify(fd: fd, events: wanted)
         }
         if !blocked && conversationOver { close() }
     }
