@@ -21,9 +21,14 @@ final class FactsCache: Sendable {
     private static let stripeCount = 64
     private let stripes: [Locked<StripeState>]
 
-    /// `capacity` is the total number of users kept; 0 disables caching (every read hits SQLite).
+    /// `capacity` is the number of users kept, within ~10%; 0 disables caching.
+    ///
+    /// Users hash unevenly onto stripes, so an exact `capacity / 64` per stripe overflows about
+    /// half of them even when the working set equals the capacity, and an overflowing CLOCK
+    /// stripe re-read in order misses every time (measured: 50% hits re-reading 100,000 users
+    /// with capacity 100,000). Each stripe gets 10% and a few slots of headroom instead.
     init(capacity: Int) {
-        let perStripe = capacity <= 0 ? 0 : max(1, capacity / Self.stripeCount)
+        let perStripe = capacity <= 0 ? 0 : capacity / Self.stripeCount + capacity / (Self.stripeCount * 10) + 16
         stripes = (0..<Self.stripeCount).map { _ in Locked(StripeState(capacity: perStripe)) }
     }
 
