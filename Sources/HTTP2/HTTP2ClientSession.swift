@@ -116,13 +116,7 @@ public final class HTTP2ClientSession {
     /// Feeds bytes read from the socket. Throws when the server broke the protocol; the
     /// caller then flushes ``send(into:)`` (nghttp2 may have queued a GOAWAY) and closes.
     public func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) {
-        guard let base = bytes.baseAddress else { return }
-        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if consumed < 0 {
-            let code = Int32(consumed)
-            nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
-            throw HTTP2Error(code: code, description: String(cString: nghttp2_strerror(code)))
-        }
+        try SessionIO.receive(session, bytes)
     }
 
     /// The events recorded since the last call, in order.
@@ -133,16 +127,7 @@ public final class HTTP2ClientSession {
 
     /// Appends everything nghttp2 wants to send now to `buffer`.
     public func send(into buffer: inout [UInt8]) throws(HTTP2Error) {
-        while true {
-            var chunk: UnsafePointer<UInt8>?
-            let n = nghttp2_session_mem_send(session, &chunk)
-            if n < 0 {
-                let code = Int32(n)
-                throw HTTP2Error(code: code, description: String(cString: nghttp2_strerror(code)))
-            }
-            guard n > 0, let chunk else { return }
-            buffer.append(contentsOf: UnsafeBufferPointer(start: chunk, count: n))
-        }
+        try SessionIO.send(session, into: &buffer)
     }
 
     /// False once GOAWAY was sent or received or stream IDs ran out: open a new connection.
