@@ -26,6 +26,8 @@ public struct NotificationV2Payload: Sendable, Hashable {
     /// The idempotency key: Apple redelivers the same UUID.
     public var notificationUUID: String
     public var version: String?
+    /// Apple's signedDate; 0 for older V2 payloads that carry none (the verifier then uses the
+    /// nested transaction's signedDate).
     public var signedDateMs: Int64
     /// `nil` for notifications that carry `summary`, `externalPurchaseToken` or `appData`.
     public var data: Data?
@@ -57,7 +59,7 @@ public struct NotificationV2Payload: Sendable, Hashable {
             subtype: try root.string("subtype"),
             notificationUUID: try root.requiredString("notificationUUID"),
             version: try root.string("version"),
-            signedDateMs: try root.requiredInt64("signedDate"),
+            signedDateMs: try root.int64("signedDate") ?? 0,
             data: data,
             hasSummary: root.has("summary"))
     }

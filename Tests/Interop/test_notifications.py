@@ -246,6 +246,20 @@ def test_v2_subscribed_then_did_renew(notify, signer, transport):
     assert c.history(user)[0].event_id == f"renewal:{s.tx2['transactionId']}", "newest first"
 
 
+def test_v2_without_top_level_signed_date_verifies_at_the_transaction(notify, signer):
+    """Older V2 payloads have no top-level signedDate: the chain is checked at the nested
+    transaction's signedDate, and the notification applies."""
+    c = notify()
+    s = Story(signer)
+    user = "v2-no-signed-date"
+    c.seed(user, [seed_tx(s.tx1)])
+    payload = s.did_renew()
+    del payload["signedDate"]
+    assert c.post_v2(payload) == 200
+    e = c.entitlement(user)
+    assert e.latest_transaction_id == s.tx2["transactionId"] and e.expires_at_ms == s.tx2["expiresDate"]
+
+
 # --- idempotency and ordering ---------------------------------------------------------------
 
 def test_duplicates_are_applied_once(notify, signer):
