@@ -5,14 +5,14 @@ import JWS
 
 extension NotificationIngestor {
     /// V2: every JWS (the payload and the transaction and renewal info inside it) must verify
-    /// against the trusted root at its own signedDate. Returns nil for TEST notifications.
+    /// against the trusted root at its own signedDate. Each is decoded once: the verifier hands
+    /// back the decoded value only after its signature verifies. Returns nil for TEST.
     nonisolated func verifyV2(_ signedPayload: String) throws -> (write: NotificationWrite, type: String)? {
-        let payloadBytes = try verified(signedPayload, at: try NotificationIngestor.verificationTime(of: signedPayload))
-        let payload: NotificationV2Payload
-        do {
-            payload = try NotificationV2Payload.parse(payloadBytes)
-        } catch {
-            throw Rejection(status: 400, reason: "signed payload is not a V2 notification: \(error)")
+        var signedDate: Int64 = 0
+        let payload: NotificationV2Payload = try verified(signedPayload, as: "signedPayload") { bytes in
+            let payload = try NotificationV2Payload.parse(bytes)
+            signedDate = try NotificationIngestor.verificationTime(of: payload)
+            return (payload, signedDate)
         }
         let id = "v2:" + payload.notificationUUID
         if case .ignore = payload.action { return nil }
@@ -24,16 +24,18 @@ extension NotificationIngestor {
         var transactions: [Transaction] = []
         var renewals: [RenewalInfo] = []
         if let signed = payload.data?.signedTransactionInfo {
-            let bytes = try verified(signed, at: NotificationIngestor.nestedTime(signed) ?? payload.signedDateMs, id: id)
-            do { transactions.append(try JWSTransactionPayload.parse(bytes).transaction) } catch {
-                throw Rejection(status: 400, reason: "signedTransactionInfo: \(error)", notificationID: id)
+            let decoded: JWSTransactionPayload = try verified(signed, as: "signedTransactionInfo", id: id) { bytes in
+                let transaction = try JWSTransactionPayload.parse(bytes)
+                return (transaction, transaction.signedDateMs)
             }
+            transactions.append(decoded.transaction)
         }
         if let signed = payload.data?.signedRenewalInfo {
-            let bytes = try verified(signed, at: NotificationIngestor.nestedTime(signed) ?? payload.signedDateMs, id: id)
-            do { renewals.append(try JWSRenewalInfoPayload.parse(bytes).renewalInfo) } catch {
-                throw Rejection(status: 400, reason: "signedRenewalInfo: \(error)", notificationID: id)
+            let decoded: JWSRenewalInfoPayload = try verified(signed, as: "signedRenewalInfo", id: id) { bytes in
+                let renewal = try JWSRenewalInfoPayload.parse(bytes)
+                return (renewal, renewal.signedDateMs)
             }
+            renewals.append(decoded.renewalInfo)
         }
         var events: [HistoryEvent] = []
         var reversed: [String] = []
@@ -41,7 +43,7 @@ extension NotificationIngestor {
         func event(_ kind: HistoryEvent.Kind) -> HistoryEvent? {
             guard let subject else { return nil }
             return HistoryEvent(
-                eventID: id, kind: kind, occurredAtMs: payload.signedDateMs, productID: subject.productID,
+                eventID: id, kind: kind, occurredAtMs: signedDate, productID: subject.productID,
                 transactionID: subject.transactionID, originalTransactionID: subject.originalTransactionID,
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: payload.data?.environment ?? subject.environment,
                 source: .notificationV2, appleNotificationType: payload.notificationType)
@@ -55,37 +57,40 @@ extension NotificationIngestor {
         case .ignore:
             return nil
         }
-        let write = NotificationWrite(source: .notificationV2, sourceID: id, signedDateMs: payload.signedDateMs,
+        let write = NotificationWrite(source: .notificationV2, sourceID: id, signedDateMs: signedDate,
                                       transactions: transactions, renewalInfos: renewals, events: events,
                                       reversedRefunds: reversed)
         return (write, payload.notificationType)
     }
 
-    nonisolated func verified(_ compact: String, at time: Int64, id: String? = nil) throws -> [UInt8] {
+    /// Verifies one JWS and returns what `read` decoded from it: 401 when the token or its
+    /// chain is rejected, 400 when the payload is not what `name` must be.
+    nonisolated func verified<Value>(_ compact: String, as name: String, id: String? = nil,
+                                     read: ([UInt8]) throws -> (value: Value, atUnixMs: Int64)) throws -> Value {
         do {
-            return try verifier.verify(compact, at: time).payload
+            return try verifier.verify(compact, reading: read)
+        } catch let error as JWSError {
+            // Not even a compact JWS: malformed (400). Otherwise the token was refused (401).
+            let wellFormed = (try? JWSVerifier.unverifiedPayload(compact)) != nil
+            throw Rejection(status: wellFormed ? 401 : 400,
+                            reason: "\(name): signature or certificate chain rejected: \(error)", notificationID: id)
+        } catch let rejection as Rejection {
+            throw rejection
         } catch {
-            throw Rejection(status: 401, reason: "signature or certificate chain rejected: \(error)", notificationID: id)
+            throw Rejection(status: 400, reason: "\(name) is not what Apple sends: \(error)", notificationID: id)
         }
     }
 
     /// When to check certificate validity: the payload's signedDate, or for older V2 payloads
-    /// without one, the nested transaction's signedDate (read before verification only to pick
-    /// the instant; nothing from it is trusted until its own signature verifies).
-    static func verificationTime(of signedPayload: String) throws -> Int64 {
-        guard let bytes = try? JWSVerifier.unverifiedPayload(signedPayload) else {
-            throw Rejection(status: 400, reason: "signedPayload is not a compact JWS")
-        }
-        if let signedDate = AppleDates.signedDate(in: bytes) { return signedDate }
-        if let payload = try? NotificationV2Payload.parse(bytes), let nested = payload.data?.signedTransactionInfo,
-           let time = nestedTime(nested) {
-            return time
+    /// without one, the nested transaction's (read unverified only to pick the instant; that
+    /// transaction is verified at it right after).
+    static func verificationTime(of payload: NotificationV2Payload) throws -> Int64 {
+        if payload.signedDateMs > 0 { return payload.signedDateMs }
+        if let nested = payload.data?.signedTransactionInfo,
+           let bytes = try? JWSVerifier.unverifiedPayload(nested),
+           let transaction = try? JWSTransactionPayload.parse(bytes) {
+            return transaction.signedDateMs
         }
         throw Rejection(status: 400, reason: "notification has no signedDate to verify its certificates at")
-    }
-
-    static func nestedTime(_ compact: String) -> Int64? {
-        guard let bytes = try? JWSVerifier.unverifiedPayload(compact) else { return nil }
-        return AppleDates.signedDate(in: bytes)
     }
 }

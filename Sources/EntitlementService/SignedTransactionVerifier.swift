@@ -14,12 +14,12 @@ public struct SignedTransactionVerifier: Sendable {
     }
 
     func verify(_ compact: String) throws -> Transaction {
-        guard let time = NotificationIngestor.nestedTime(compact) else {
-            throw RPCError(.invalidArgument, "signed_transaction is not a StoreKit 2 JWS with a signedDate")
-        }
         let payload: JWSTransactionPayload
         do {
-            payload = try JWSTransactionPayload.parse(try verifier.verify(compact, at: time).payload)
+            payload = try verifier.verify(compact) { bytes in
+                let transaction = try JWSTransactionPayload.parse(bytes)
+                return (transaction, transaction.signedDateMs)
+            }
         } catch let error as JWSError {
             throw RPCError(.invalidArgument, "signed_transaction failed verification: \(error.message)")
         } catch {

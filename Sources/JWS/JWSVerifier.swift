@@ -25,7 +25,25 @@ public struct JWSVerifier: Sendable {
 
     /// Verifies `compact` as of `unixMs` (Unix time in milliseconds) and returns its payload.
     public func verify(_ compact: String, at unixMs: Int64) throws(JWSError) -> VerifiedJWS {
+        try verify(try CompactJWS(compact), at: unixMs)
+    }
+
+    /// Decodes `compact` once and verifies it at the instant its own payload names.
+    ///
+    /// `read` gets the payload before anything is trusted and returns the decoded value and the
+    /// instant to check the certificates at (Apple's signedDate). The value is handed back only
+    /// if the signature over those very bytes verifies at that instant, so it is then exactly as
+    /// trustworthy as the bytes: callers neither decode the payload twice nor act on it early.
+    /// Throws ``JWSError`` for the token, or whatever `read` throws for the payload.
+    public func verify<Value>(_ compact: String,
+                              reading read: ([UInt8]) throws -> (value: Value, atUnixMs: Int64)) throws -> Value {
         let jws = try CompactJWS(compact)
+        let (value, time) = try read(jws.payload)
+        _ = try verify(jws, at: time)
+        return value
+    }
+
+    private func verify(_ jws: CompactJWS, at unixMs: Int64) throws(JWSError) -> VerifiedJWS {
         let header = try JOSEHeader(json: jws.header)
         let signature = try jws.signature()
         let certificates = header.certificates
