@@ -57,14 +57,16 @@ public struct GRPCServer: HTTPService {
         }
         let start = ContinuousClock.now
         let number = sequence.next()
-        // Unknown paths are observed as "unknown" so a caller cannot grow metric cardinality.
-        let observedName = router.methods[request.path] == nil ? "unknown" : request.path
+        // One route lookup per call. Unknown paths are observed as "unknown" so a caller
+        // cannot grow metric cardinality.
+        let route = router.methods[request.path]
+        let observedName = route == nil ? "unknown" : request.path
         let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer,
                                     requestID: { [headers = request.headers] in
                                         headers["x-request-id"] ?? "rpc-" + String(number, radix: 16)
                                     })
         do {
-            let (method, message, context) = try prepare(request, start: start, sequenceNumber: number)
+            let (method, message, context) = try prepare(request, route: route, start: start, sequenceNumber: number)
             run(method, message: message, context: context, writer: writer)
         } catch {
             writer.respond(GRPCResponses.failure(error))
@@ -73,7 +75,7 @@ public struct GRPCServer: HTTPService {
 
     /// Everything that can reject a call before its handler runs, in the order the gRPC spec
     /// and common sense give: protocol, limits, routing, authentication, deadline, decoding.
-    private func prepare(_ request: HTTPRequest, start: ContinuousClock.Instant,
+    private func prepare(_ request: HTTPRequest, route: RPCRouter.Method?, start: ContinuousClock.Instant,
                          sequenceNumber: UInt64) throws(RPCError)
         -> (RPCRouter.Method, ArraySlice<UInt8>, RPCContext) {
         guard request.version == .http2, request.method == "POST" else {
@@ -82,7 +84,7 @@ public struct GRPCServer: HTTPService {
         if request.headerLimitExceeded {
             throw RPCError(.resourceExhausted, "request metadata exceeds the server's header list limit")
         }
-        guard let method = router.methods[request.path] else {
+        guard let method = route else {
             throw RPCError(.unimplemented, "method \(request.path) is not implemented by this server")
         }
         if method.requiresAuthentication, let authenticator,
