@@ -54,17 +54,7 @@ extension FactsRecorder {
             WHERE NOT EXISTS (SELECT 1 FROM history_events WHERE event_id = ?1)
             ON CONFLICT (event_id) DO NOTHING
             """)
-        insert.bind(event.eventID, at: 1)
-        insert.bind(chain.row, at: 2)
-        insert.bind(event.kind.rawValue, at: 3)
-        insert.bind(event.occurredAtMs, at: 4)
-        insert.bind(event.productID, at: 5)
-        insert.bind(event.transactionID, at: 6)
-        insert.bind(event.originalTransactionID, at: 7)
-        insert.bind(event.expiresAtMs, at: 8)
-        insert.bind(event.environment.rawValue, at: 9)
-        insert.bind(event.source.rawValue, at: 10)
-        insert.bind(event.appleNotificationType, at: 11)
+        Self.bind(event, owner: chain.row, to: insert)
         try insert.execute()
         return db.changes > 0
     }

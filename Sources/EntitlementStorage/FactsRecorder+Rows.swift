@@ -98,18 +98,24 @@ extension FactsRecorder {
                 original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING
             """)
-        insert.bind(event.eventID, at: 1)
-        insert.bind(userRow, at: 2)
-        insert.bind(event.kind.rawValue, at: 3)
-        insert.bind(event.occurredAtMs, at: 4)
-        insert.bind(event.productID, at: 5)
-        insert.bind(event.transactionID, at: 6)
-        insert.bind(event.originalTransactionID, at: 7)
-        insert.bind(event.expiresAtMs, at: 8)
-        insert.bind(event.environment.rawValue, at: 9)
-        insert.bind(event.source.rawValue, at: 10)
-        insert.bind(event.appleNotificationType, at: 11)
+        Self.bind(event, owner: userRow, to: insert)
         try insert.execute()
         return db.changes > 0
+    }
+
+    /// Binds an event row's eleven columns, in the order both event tables declare them; the
+    /// second column is the owner (a user row for history, a chain row while pending).
+    static func bind(_ event: HistoryEvent, owner: Int64, to statement: Statement) {
+        statement.bind(event.eventID, at: 1)
+        statement.bind(owner, at: 2)
+        statement.bind(event.kind.rawValue, at: 3)
+        statement.bind(event.occurredAtMs, at: 4)
+        statement.bind(event.productID, at: 5)
+        statement.bind(event.transactionID, at: 6)
+        statement.bind(event.originalTransactionID, at: 7)
+        statement.bind(event.expiresAtMs, at: 8)
+        statement.bind(event.environment.rawValue, at: 9)
+        statement.bind(event.source.rawValue, at: 10)
+        statement.bind(event.appleNotificationType, at: 11)
     }
 }
