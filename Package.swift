@@ -57,10 +57,21 @@ let package = Package(
         .target(name: "AppStoreSimulator", dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore"]),
         .executableTarget(name: "appstore-sim",
                           dependencies: ["AppStoreSimulator", "RPCTransport", "HTTPCore", "ServiceRuntime"]),
-        .executableTarget(name: "entitlementd",
-                          dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
-                                         "HTTPCore", "ServiceRuntime", "EntitlementStorage",
-                                         "Entitlements", "JWS"]),
+        // The composition root as a library: flags, wiring, lifecycle. Executables add nothing
+        // but the services they link (ExtraService).
+        .target(name: "EntitlementDaemon",
+                dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
+                               "HTTPCore", "ServiceRuntime", "EntitlementStorage",
+                               "Entitlements", "JWS"]),
+        .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
+
+        // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
+        // executable serving it for Scripts/test, Tests/Interop and Benchmarks/. Never a
+        // dependency of entitlementd, never built by Scripts/run nor shipped by Deploy/
+        // (Scripts/lib/test-production-binary.sh checks the binary).
+        .target(name: "EntitlementTesting",
+                dependencies: ["EntitlementService", "EntitlementStorage", "Entitlements", "RPCCore", "ProtobufWire"]),
+        .executableTarget(name: "entitlementd-testing", dependencies: ["EntitlementDaemon", "EntitlementTesting"]),
 
         // Zero-latency verifyReceipt fake for Benchmarks/submit-receipt.sh; never part of the service.
         .executableTarget(name: "apple-fake", dependencies: ["RPCTransport", "HTTPCore"], path: "Benchmarks/apple-fake"),

@@ -45,7 +45,8 @@ SECRET=SHARED-SECRET   # the V1 sample's password
 DATA="$ROOT/.build-release/bench-data/notifications"
 
 command -v wrk >/dev/null || { log "installing wrk"; apt_install wrk; }
-build_products entitlementd
+# entitlementd-testing: the production server plus Testing/Seed, which seeds the chains' owners.
+build_products entitlementd-testing
 ensure_venv
 "$VENV_PY" -c 'import cryptography' 2>/dev/null \
     || "$VENV_PY" -m pip install -q --disable-pip-version-check cryptography >&2 || die "pip install cryptography failed"
@@ -72,8 +73,8 @@ start_server() {
     local pin=(); [ "$2" = 1 ] && read -ra pin <<<"$(pin_server)"
     stop_pid "$server_pid"
     rm -f "$work"/bench.sqlite*
-    "${pin[@]}" "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 --threads "$1" --database "$work/bench.sqlite" \
-        --apple-root-ca "$DATA/pki/root.pem" --apple-shared-secret "$SECRET" --enable-testing-service \
+    "${pin[@]}" "$BIN_DIR/entitlementd-testing" --listen 127.0.0.1:0 --threads "$1" --database "$work/bench.sqlite" \
+        --apple-root-ca "$DATA/pki/root.pem" --apple-shared-secret "$SECRET" \
         --log-level warning >"$work/server.out" 2>"$work/server.err" &
     server_pid=$!
     addr=$(wait_listen_line "$work/server.out" "entitlementd listening on ") \

@@ -25,7 +25,8 @@ func withStoreErrors<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
-func withStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
+/// Public for the test-only service in EntitlementTesting, which writes through the same store.
+public func withStoreErrors<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let error as StoreError {

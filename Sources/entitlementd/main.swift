@@ -1,30 +1,4 @@
-import Foundation
-import ServiceRuntime
+import EntitlementDaemon
 
-// The composition root: parse flags, build every component, serve until SIGTERM.
-
-// Before any thread exists, so every thread inherits it: SIGTERM/SIGINT/SIGHUP wait for the
-// signal watcher instead of killing a half-started process.
-SignalWatcher.blockHandledSignals()
-let flags: ParsedFlags
-do {
-    flags = try DaemonFlags.parser.parse(Array(CommandLine.arguments.dropFirst()),
-                                         environment: ProcessInfo.processInfo.environment)
-} catch {
-    FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
-    exit(2)
-}
-if flags.helpRequested {
-    print(DaemonFlags.parser.usage)
-    exit(0)
-}
-do {
-    let daemon = try Daemon(flags: flags)
-    exit(daemon.run())
-} catch let error as FlagError {
-    FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
-    exit(2)
-} catch {
-    FileHandle.standardError.write(Data("entitlementd: cannot start: \(error)\n".utf8))
-    exit(1)
-}
+// The production composition root: every service of Daemon, nothing test-only.
+DaemonMain.run()

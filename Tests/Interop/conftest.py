@@ -1,8 +1,9 @@
 """Fixtures for the interop tests: real grpcio clients (and raw sockets) against the built
-entitlementd binary.
+entitlementd-testing binary (entitlementd plus the test-only entitlementd.testing.v1 service).
 
 The binary comes from $ENTITLEMENTD_BIN (Scripts/test sets it); without it, the default
-debug build at .build/debug/entitlementd is used.
+debug build at .build/debug/entitlementd-testing is used. The production entitlementd, built
+beside it, is the `production_binary` fixture.
 """
 import os
 import signal
@@ -32,14 +33,23 @@ PROTO_FILES = [
 
 
 def binary_path() -> Path:
-    return Path(os.environ.get("ENTITLEMENTD_BIN") or REPO / ".build" / "debug" / "entitlementd").resolve()
+    return Path(os.environ.get("ENTITLEMENTD_BIN") or REPO / ".build" / "debug" / "entitlementd-testing").resolve()
 
 
 @pytest.fixture(scope="session")
 def binary() -> Path:
     path = binary_path()
     if not os.access(path, os.X_OK):
-        pytest.fail(f"entitlementd binary not found at {path}: build it or set ENTITLEMENTD_BIN")
+        pytest.fail(f"entitlementd-testing binary not found at {path}: build it or set ENTITLEMENTD_BIN")
+    return path
+
+
+@pytest.fixture(scope="session")
+def production_binary(binary) -> Path:
+    """The production entitlementd from the same build as the test executable."""
+    path = binary.parent / "entitlementd"
+    if not os.access(path, os.X_OK):
+        pytest.fail(f"entitlementd not found at {path}: build it next to entitlementd-testing")
     return path
 
 
@@ -71,7 +81,7 @@ class Server:
         self.workdir = workdir
         self.stdout_path = workdir / "stdout.log"
         self.stderr_path = workdir / "stderr.log"
-        argv = [str(binary), "--listen", "127.0.0.1:0", "--enable-testing-service"]
+        argv = [str(binary), "--listen", "127.0.0.1:0"]
         if not any(f == "--database" or f.startswith("--database=") for f in flags):
             argv += ["--database", str(workdir / "test.sqlite")]
         argv += flags
@@ -139,8 +149,8 @@ class Server:
 
 @pytest.fixture
 def server(binary, tmp_path):
-    """Factory: server(*flags) starts entitlementd on a free port with --enable-testing-service
-    and a fresh --database (unless flags name one); every server started is stopped with SIGTERM at teardown and must
+    """Factory: server(*flags) starts entitlementd-testing (so the testing service is served) on
+    a free port with a fresh --database (unless flags name one); every server started is stopped with SIGTERM at teardown and must
     exit 0 within 15 s."""
     started = []
 

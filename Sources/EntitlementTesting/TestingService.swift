@@ -1,12 +1,13 @@
-import EntitlementAPI
+import EntitlementService
 import EntitlementStorage
 import Entitlements
 import Foundation
 import RPCCore
 
-/// `entitlementd.testing.v1.Testing`: registered only with --enable-testing-service, so the
-/// interop tests can reach paths no production caller should (slow calls, direct seeding).
+/// `entitlementd.testing.v1.Testing`: served only by the test executable `entitlementd-testing`,
+/// so the interop tests can reach paths no production caller should (slow calls, direct seeding).
 public struct TestingService: Sendable {
+    public static let serviceName = "entitlementd.testing.v1.Testing"
     let repository: any EntitlementRepository
 
     public init(repository: any EntitlementRepository) {

@@ -50,8 +50,6 @@ enum DaemonFlags {
                      help: "a request head must arrive within this long (slowloris defence)"),
             FlagSpec("shutdown-grace-period", value: "DURATION", default: "10s",
                      help: "how long SIGTERM waits for in-flight requests"),
-            FlagSpec("enable-testing-service", isSwitch: true,
-                     help: "register the test-only entitlementd.testing.v1 service (tests only, never production)"),
             FlagSpec("log-level", value: "LEVEL", default: "info", help: "debug, info, warning or error"),
             FlagSpec("log-format", value: "FORMAT", default: "text", help: "text or json"),
         ])

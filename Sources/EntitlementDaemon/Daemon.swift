@@ -23,9 +23,11 @@ final class Daemon {
     let verifierConfiguration: ReceiptVerifier.Configuration
     let verifyCacheTTLMs: Int64?
     let jwsVerifier: JWSVerifier
+    let extraServices: [ExtraService]
 
-    init(flags: ParsedFlags) throws {
+    init(flags: ParsedFlags, extraServices: [ExtraService] = []) throws {
         self.flags = flags
+        self.extraServices = extraServices
         guard let level = Logger.Level(name: flags.string("log-level")!) else {
             throw FlagError("--log-level must be debug, info, warning or error")
         }
@@ -123,9 +125,10 @@ final class Daemon {
                                          verifyCacheTTLMs: verifyCacheTTLMs, now: unixMillisecondsNow)
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: unixMillisecondsNow)
             .register(into: &router)
-        if (try? flags.bool("enable-testing-service")) == true {
-            TestingService(repository: store).register(into: &router)
-            logger.warning("test-only service entitlementd.testing.v1 is enabled: never do this in production")
+        for service in extraServices {
+            service.register(store, &router)
+            logger.warning("test-only service is served: this executable is for tests, never production",
+                           [("service", service.name)])
         }
 
         let metrics = self.metrics

@@ -1,0 +1,37 @@
+import Foundation
+import ServiceRuntime
+
+/// The process entry point shared by `entitlementd` and the test-only `entitlementd-testing`:
+/// parse flags, build every component, serve until SIGTERM, exit.
+///
+/// It lives in a library so the test executable can add services (``ExtraService``) that the
+/// production binary never links: `entitlementd` passes none.
+public enum DaemonMain {
+    public static func run(extraServices: [ExtraService] = []) -> Never {
+        // Before any thread exists, so every thread inherits it: SIGTERM/SIGINT/SIGHUP wait for the
+        // signal watcher instead of killing a half-started process.
+        SignalWatcher.blockHandledSignals()
+        let flags: ParsedFlags
+        do {
+            flags = try DaemonFlags.parser.parse(Array(CommandLine.arguments.dropFirst()),
+                                                 environment: ProcessInfo.processInfo.environment)
+        } catch {
+            FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
+            exit(2)
+        }
+        if flags.helpRequested {
+            print(DaemonFlags.parser.usage)
+            exit(0)
+        }
+        do {
+            let daemon = try Daemon(flags: flags, extraServices: extraServices)
+            exit(daemon.run())
+        } catch let error as FlagError {
+            FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
+            exit(2)
+        } catch {
+            FileHandle.standardError.write(Data("entitlementd: cannot start: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+"""The production entitlementd has no test-only service: the interop suite runs against
+entitlementd-testing, and these tests hold the production binary from the same build to what
+it must not do (serve entitlementd.testing.v1 under any flag or environment variable)."""
+import json
+import subprocess
+
+import grpc
+import pytest
+
+from conftest import Server, assert_serving
+
+
+def _seed(pb, address):
+    with grpc.insecure_channel(address) as ch:
+        return pb.testing_grpc.TestingStub(ch).Seed(
+            pb.testing.SeedRequest(user_id="u1", facts_json=json.dumps({"transactions": [
+                {"transaction_id": "t1", "product_id": "pro.monthly", "purchase_date_ms": 1}]})),
+            timeout=5)
+
+
+def test_production_binary_rejects_the_old_testing_flag(production_binary, tmp_path):
+    r = subprocess.run([str(production_binary), "--listen", "127.0.0.1:0", "--database", str(tmp_path / "db.sqlite"),
+                        "--enable-testing-service"], capture_output=True, text=True, timeout=15, cwd=tmp_path)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "enable-testing-service" in r.stderr
+    assert "listening" not in r.stdout
+
+
+def test_production_binary_answers_unimplemented_even_with_the_old_environment_variable(
+        pb, production_binary, tmp_path, monkeypatch):
+    monkeypatch.setenv("ENTITLEMENTD_ENABLE_TESTING_SERVICE", "1")
+    workdir = tmp_path / "prod"
+    workdir.mkdir()
+    server = Server(production_binary, workdir, ["--database", str(workdir / "db.sqlite")])
+    try:
+        assert_serving(pb, server)
+        with pytest.raises(grpc.RpcError) as err:
+            _seed(pb, server.address)
+        assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED, err.value.details()
+        assert "testing" not in server.stderr().lower()
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+def test_test_executable_serves_the_testing_service_and_says_so(pb, default_server):
+    assert _seed(pb, default_server.address).new_transactions == 1
+    assert "entitlementd.testing.v1" in default_server.stderr()
