@@ -42,7 +42,9 @@ public struct EntitlementRPCs: Sendable {
     func checkEntitlement(_ request: EntitlementV1.CheckEntitlementRequest) throws -> EntitlementV1.CheckEntitlementResponse {
         guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
         guard request.atMs >= 0 else { throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds") }
-        let at = request.atMs == 0 ? now() : request.atMs
+        // at_ms 0 is now: everything Apple told us counts, even a purchase dated ahead of our
+        // clock; only an explicit instant ignores what was bought after it.
+        let at: EvaluationTime = request.atMs == 0 ? .now(now()) : .at(request.atMs)
         let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
         let check = EntitlementRules.check(facts, productID: request.productID,
                                            entitlementID: request.entitlementID, at: at, catalog: catalog)

@@ -3,30 +3,31 @@
 /// Holds array positions rather than copies: the rules run on every check, and a transaction
 /// carries a dozen strings whose retain/release would dominate the cost.
 struct ChainSnapshot {
-    /// The chain's newest transaction at `t`, refunded or not: it says whether the chain ended
+    /// The chain's newest counted transaction, refunded or not: it says whether the chain ended
     /// in a refund.
     private let newest: Int
-    /// The period the state rests on: the newest transaction that can grant access at `t`.
+    /// The period the state rests on: the newest counted transaction that can grant access.
     private let latest: Int?
 
-    /// `nil` when no transaction of the chain had been purchased at `t`: the chain did not exist
-    /// yet, so it has no entitlement at all (not even an expired one).
+    /// `nil` when no transaction of the chain counts at `time`: asked about an instant before
+    /// the chain's first purchase, the chain did not exist yet, so it has no entitlement at all
+    /// (not even an expired one).
     ///
-    /// Transactions purchased after `t` are ignored, for historical and current queries alike: a
-    /// user who lapsed in March and resubscribed in June was not entitled in April. Apple's
-    /// purchase dates reach us after the fact, so for "now" this filter only ever bites on clock
-    /// skew, which is worth less than one rule for both kinds of query.
-    init?(chainStartingAt first: Int, in transactions: [Transaction], at t: Int64) {
+    /// Which transactions count is ``EvaluationTime``'s business: at now, all of them (a
+    /// purchase Apple dates a second ahead of our clock, a renewal charged before its period
+    /// starts); at an explicit instant, those purchased by then, with upgrades judged at it too.
+    init?(chainStartingAt first: Int, in transactions: [Transaction], at time: EvaluationTime) {
+        let horizon = time.factsUpToMs
         let chainID = transactions[first].originalTransactionID
         var newest = -1
         var latest = -1
         for index in first..<transactions.endIndex
-        where transactions[index].purchaseDateMs <= t
+        where transactions[index].purchaseDateMs <= horizon
             && transactions[index].originalTransactionID == chainID {
             if newest < 0 || transactions[newest].isOrdered(before: transactions[index]) {
                 newest = index
             }
-            if transactions[index].isEligible(at: t),
+            if transactions[index].isEligible(at: horizon),
                latest < 0 || transactions[latest].isOrdered(before: transactions[index]) {
                 latest = index
             }
@@ -36,7 +37,7 @@ struct ChainSnapshot {
         self.latest = latest < 0 ? nil : latest
     }
 
-    /// The chain's entitlement at `t`; `nil` for consumables, which are used up and grant nothing
+    /// The chain's entitlement at `time` (`t` below is its instant); `nil` for consumables, which are used up and grant nothing
     /// (their history is the store's business).
     ///
     /// The first rule that holds decides the state:
@@ -57,8 +58,9 @@ struct ChainSnapshot {
     /// it. `purchased_at_ms` is that transaction's purchase: when the current period was bought.
     func entitlement(
         in transactions: [Transaction], renewalInfos: [String: RenewalInfo], catalog: Catalog,
-        at t: Int64
+        at time: EvaluationTime
     ) -> Entitlement? {
+        let t = time.instantMs
         let subject = transactions[latest ?? newest]
         let entry = catalog.entry(for: subject.productID)
         let productType = Self.productType(of: subject, entry: entry)
@@ -70,7 +72,8 @@ struct ChainSnapshot {
         case .autoRenewable: expiresAtMs = subject.expiresDateMs ?? 0
         }
         let renewal = productType == .autoRenewable
-            ? Self.renewalInfo(for: subject.originalTransactionID, in: renewalInfos, at: t) : nil
+            ? Self.renewalInfo(for: subject.originalTransactionID, in: renewalInfos, upTo: time.factsUpToMs)
+            : nil
 
         let state: EntitlementState
         if latest != nil, productType == .nonConsumable || expiresAtMs > t {
@@ -118,15 +121,16 @@ struct ChainSnapshot {
         return overflow ? .max : end
     }
 
-    /// The chain's renewal info as it was known at `t`, for auto-renewables only.
+    /// The chain's renewal info as it was known by `factsUpToMs`, for auto-renewables only.
     ///
-    /// The store keeps only the newest renewal info per chain; one signed after `t` describes a
-    /// later moment (a retry or grace period that started after `t`, a later auto-renew
-    /// toggle), so a historical query ignores it rather than project today's state backwards.
+    /// The store keeps only the newest renewal info per chain; one signed after an explicit
+    /// instant describes a later moment (a retry or grace period that started after it, a later
+    /// auto-renew toggle), so a historical query ignores it rather than project today's state
+    /// backwards. At now every one counts, whatever Apple's clock said when it signed.
     static func renewalInfo(
-        for chainID: String, in renewalInfos: [String: RenewalInfo], at t: Int64
+        for chainID: String, in renewalInfos: [String: RenewalInfo], upTo factsUpToMs: Int64
     ) -> RenewalInfo? {
-        guard !renewalInfos.isEmpty, let info = renewalInfos[chainID], info.signedDateMs <= t else {
+        guard !renewalInfos.isEmpty, let info = renewalInfos[chainID], info.signedDateMs <= factsUpToMs else {
             return nil
         }
         return info

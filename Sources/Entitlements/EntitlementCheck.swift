@@ -4,7 +4,8 @@ public struct EntitlementCheck: Sendable, Hashable {
     public var active: Bool
     /// The entitlements matching the request, in ``EntitlementRules`` list order.
     public var entitlements: [Entitlement]
-    /// The instant the rules were evaluated at: the request's `at_ms`, or the caller's now.
+    /// The instant the rules were evaluated at: the request's `at_ms`, or the caller's now
+    /// (``EvaluationTime/instantMs``).
     public var evaluatedAtMs: Int64
 
     public init(active: Bool, entitlements: [Entitlement], evaluatedAtMs: Int64) {

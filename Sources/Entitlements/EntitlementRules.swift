@@ -8,24 +8,27 @@
 /// under a new `original_transaction_id` is simply another chain; one that kept the old id
 /// is the chain's newest eligible transaction. Either way the upgraded plan stops granting.
 public enum EntitlementRules {
-    /// Every entitlement the user has at `t`, one per chain that existed at `t`, in list order:
+    /// Every entitlement the user has at `time`, one per chain that counts then, in list order:
     /// active first (callers read the head), then those that never expire, then by expiry,
     /// latest first, then by product id and original transaction id so the order is total.
-    public static func entitlements(for facts: UserFacts, at t: Int64, catalog: Catalog) -> [Entitlement] {
-        var entitlements = unordered(facts, at: t, catalog: catalog)
+    public static func entitlements(
+        for facts: UserFacts, at time: EvaluationTime, catalog: Catalog
+    ) -> [Entitlement] {
+        var entitlements = unordered(facts, at: time, catalog: catalog)
         entitlements.sort(by: listOrder)
         return entitlements
     }
 
-    /// CheckEntitlement: the entitlements matching `productID` and `entitlementID` at `t`.
+    /// CheckEntitlement: the entitlements matching `productID` and `entitlementID` at `time`.
     ///
     /// An empty filter matches anything; when both are given both must match, as filters
     /// narrow everywhere else (and "pro.monthly or anything granting pro" is better asked as
     /// just "pro"). The entitlement id is the catalog's, else the product id itself.
     public static func check(
-        _ facts: UserFacts, productID: String, entitlementID: String, at t: Int64, catalog: Catalog
+        _ facts: UserFacts, productID: String, entitlementID: String, at time: EvaluationTime,
+        catalog: Catalog
     ) -> EntitlementCheck {
-        var entitlements = unordered(facts, at: t, catalog: catalog)
+        var entitlements = unordered(facts, at: time, catalog: catalog)
         if !productID.isEmpty || !entitlementID.isEmpty {
             entitlements.removeAll { entitlement in
                 !(productID.isEmpty || entitlement.productID == productID)
@@ -35,16 +38,18 @@ public enum EntitlementRules {
         entitlements.sort(by: listOrder)
         return EntitlementCheck(
             active: entitlements.contains(where: \.isActive), entitlements: entitlements,
-            evaluatedAtMs: t)
+            evaluatedAtMs: time.instantMs)
     }
 
-    private static func unordered(_ facts: UserFacts, at t: Int64, catalog: Catalog) -> [Entitlement] {
+    private static func unordered(
+        _ facts: UserFacts, at time: EvaluationTime, catalog: Catalog
+    ) -> [Entitlement] {
         let transactions = facts.transactions
         var entitlements: [Entitlement] = []
         for first in transactions.indices where startsChain(at: first, in: transactions) {
-            guard let chain = ChainSnapshot(chainStartingAt: first, in: transactions, at: t),
+            guard let chain = ChainSnapshot(chainStartingAt: first, in: transactions, at: time),
                   let entitlement = chain.entitlement(
-                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: t)
+                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time)
             else { continue }
             entitlements.append(entitlement)
         }

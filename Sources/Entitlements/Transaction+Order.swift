@@ -29,7 +29,8 @@ extension Transaction {
     /// REVOKED.
     var isRefunded: Bool { cancellationDateMs != nil && !isUpgraded }
 
-    /// Whether the transaction can be the period a chain's state rests on at `t`.
+    /// Whether the transaction can be the period a chain's state rests on, with facts known
+    /// up to `t` (`Int64.max` at now: every upgrade Apple reported counts).
     ///
     /// Refunds are retroactive (never purchased), whatever their date. An upgrade is not: it
     /// ends the transaction at the upgrade time, which Apple records in `cancellation_date_ms`,

@@ -34,7 +34,7 @@ extension Fixture {
 
     /// The state of `chain` for `facts` at `t`, by the real rules (no catalog).
     static func state(of chain: String, in facts: UserFacts, at t: Int64) -> EntitlementState? {
-        EntitlementRules.entitlements(for: facts, at: t, catalog: .empty)
+        EntitlementRules.entitlements(for: facts, at: .at(t), catalog: .empty)
             .first { $0.originalTransactionID == chain }?.state
     }
 }

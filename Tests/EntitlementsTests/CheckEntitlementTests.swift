@@ -68,7 +68,7 @@ final class CheckEntitlementTests: XCTestCase {
         for testCase in Self.cases {
             let check = EntitlementRules.check(
                 testCase.facts, productID: testCase.productID, entitlementID: testCase.entitlementID,
-                at: testCase.at, catalog: catalog)
+                at: .at(testCase.at), catalog: catalog)
             XCTAssertEqual(check.active, testCase.active, testCase.name)
             XCTAssertEqual(check.entitlements.map(\.originalTransactionID), testCase.chains, testCase.name)
             XCTAssertEqual(check.evaluatedAtMs, testCase.at, testCase.name)
@@ -87,10 +87,10 @@ final class CheckEntitlementTests: XCTestCase {
             period("6", chain: "14", product: "a", bought: Day.jan1, expires: Day.at(5)),
             purchase("7", chain: "15", product: "x", bought: Day.jan1, refunded: Day.at(2)),
         ])
-        let list = EntitlementRules.entitlements(for: facts, at: Day.at(10), catalog: .empty)
+        let list = EntitlementRules.entitlements(for: facts, at: .at(Day.at(10)), catalog: .empty)
         XCTAssertEqual(list.map(\.originalTransactionID), ["13", "12", "11", "9", "10", "14", "15"])
         let reversed = UserFacts(transactions: facts.transactions.reversed())
-        XCTAssertEqual(EntitlementRules.entitlements(for: reversed, at: Day.at(10), catalog: .empty), list)
+        XCTAssertEqual(EntitlementRules.entitlements(for: reversed, at: .at(Day.at(10)), catalog: .empty), list)
     }
 
     func testGracePeriodCountsAsActive() {
@@ -98,7 +98,7 @@ final class CheckEntitlementTests: XCTestCase {
             transactions: [period("1", bought: Day.jan1, expires: Day.feb1)],
             renewalInfos: renewal(retrying: true, grace: Day.at(40), signed: Day.feb1))
         let check = EntitlementRules.check(facts, productID: "pro.monthly", entitlementID: "",
-                                           at: Day.at(35), catalog: .empty)
+                                           at: .at(Day.at(35)), catalog: .empty)
         XCTAssertTrue(check.active)
         XCTAssertEqual(check.entitlements.map(\.state), [.gracePeriod])
     }

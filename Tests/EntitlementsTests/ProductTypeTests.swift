@@ -104,7 +104,7 @@ final class ProductTypeTests: XCTestCase {
     func testProductTypes() throws {
         for testCase in try Self.cases() {
             let result = EntitlementRules.entitlements(
-                for: UserFacts(transactions: testCase.transactions), at: testCase.at,
+                for: UserFacts(transactions: testCase.transactions), at: .at(testCase.at),
                 catalog: testCase.catalog)
             let actual = result.map {
                 Expected(state: $0.state, type: $0.productType, expiresAtMs: $0.expiresAtMs,
@@ -119,7 +119,7 @@ final class ProductTypeTests: XCTestCase {
                                                       durationMs: .max)])
         let result = EntitlementRules.entitlements(
             for: UserFacts(transactions: [purchase("1", product: "forever", bought: Day.jan1)]),
-            at: Day.aug1, catalog: huge)
+            at: .at(Day.aug1), catalog: huge)
         XCTAssertEqual(result.map(\.state), [.active])
         XCTAssertEqual(result.map(\.expiresAtMs), [.max])
     }

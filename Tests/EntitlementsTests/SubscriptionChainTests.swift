@@ -119,7 +119,7 @@ final class SubscriptionChainTests: XCTestCase {
     func testChainStates() {
         for testCase in Self.cases {
             let facts = UserFacts(transactions: testCase.transactions, renewalInfos: testCase.renewalInfos)
-            let result = EntitlementRules.entitlements(for: facts, at: testCase.at, catalog: .empty)
+            let result = EntitlementRules.entitlements(for: facts, at: .at(testCase.at), catalog: .empty)
             guard let state = testCase.state else {
                 XCTAssertEqual(result, [], testCase.name)
                 continue
@@ -153,12 +153,12 @@ final class SubscriptionChainTests: XCTestCase {
                     period("11", bought: Day.jan1 - 1, expires: Day.feb1)]
         for (name, transactions, t) in [("renewed", renewed, Day.apr15), ("tied", tied, Day.at(10))] {
             let expected = EntitlementRules.entitlements(
-                for: UserFacts(transactions: transactions), at: t, catalog: .empty)
+                for: UserFacts(transactions: transactions), at: .at(t), catalog: .empty)
             let orderings = permutations(of: transactions)
             XCTAssertEqual(orderings.count, (1...transactions.count).reduce(1, *), name)
             for ordering in orderings {
                 let result = EntitlementRules.entitlements(
-                    for: UserFacts(transactions: ordering), at: t, catalog: .empty)
+                    for: UserFacts(transactions: ordering), at: .at(t), catalog: .empty)
                 XCTAssertEqual(result, expected, "\(name): \(ordering.map(\.transactionID))")
             }
         }
@@ -172,7 +172,7 @@ final class SubscriptionChainTests: XCTestCase {
                              environment: .sandbox)
         let facts = UserFacts(transactions: [current, intro],
                               renewalInfos: renewal(autoRenew: true, grace: Day.at(70), signed: Day.feb1))
-        let result = EntitlementRules.entitlements(for: facts, at: Day.at(40), catalog: .empty)
+        let result = EntitlementRules.entitlements(for: facts, at: .at(Day.at(40)), catalog: .empty)
         XCTAssertEqual(result, [Entitlement(
             productID: "pro.monthly", originalTransactionID: "1000", state: .active,
             purchasedAtMs: Day.feb1, expiresAtMs: Day.mar1, gracePeriodExpiresAtMs: Day.at(70),

@@ -57,6 +57,28 @@ class Receipt:
         return body
 
 
+def subscription_body(periods, product_id="com.example.app.pro.monthly", bundle_id="com.example.app"):
+    """A verifyReceipt answer (status filled in by the fake) for one auto-renewable chain:
+    `periods` is [(transaction_id, purchase_date_ms, expires_date_ms)], the first one the
+    chain's original purchase. Dates are whatever the test needs, e.g. ahead of our clock."""
+    original_id, original_purchase, _ = periods[0]
+
+    def info(transaction_id, purchase, expires):
+        return {"quantity": "1", "product_id": product_id, "transaction_id": transaction_id,
+                "original_transaction_id": original_id, "purchase_date_ms": str(purchase),
+                "original_purchase_date_ms": str(original_purchase), "expires_date_ms": str(expires),
+                "web_order_line_item_id": str(int(transaction_id) + 7), "is_trial_period": "false",
+                "is_in_intro_offer_period": "false", "in_app_ownership_type": "PURCHASED",
+                "subscription_group_identifier": "20912345"}
+
+    latest = [info(*p) for p in periods]
+    return {"environment": "Production",
+            "receipt": {"receipt_type": "Production", "bundle_id": bundle_id, "in_app": latest[:1]},
+            "latest_receipt_info": list(reversed(latest)),
+            "pending_renewal_info": [{"auto_renew_product_id": product_id, "product_id": product_id,
+                                      "original_transaction_id": original_id, "auto_renew_status": "1"}]}
+
+
 class FakeApple:
     def __init__(self, password="s3cret"):
         self.password = password

@@ -81,13 +81,20 @@ def test_demo_story(wired):
         assert rows, step
         return rows[-1].split()
 
+    # 3 and 4 are asked as of now, as an app would: the renewal the simulator charged for next
+    # month already counts. From 5 on the story lives in the simulator's future (check --at).
+    for step in steps[2:4]:
+        assert "--at" not in step, step
+    for step in steps[4:7]:
+        assert "--at" in step, step
     # 3: active, in the trial.
     assert "\nACTIVE\n" in steps[2]
     row = state_line(steps[2])
     assert row[1] == "active" and row[4] == "yes", row
-    # 4: renewed: active, no longer a trial.
+    # 4: renewed: active, no longer a trial, the expiry a period later than step 3's.
     row = state_line(steps[3])
     assert row[1] == "active" and row[4] == "no", row
+    assert row[2] > state_line(steps[2])[2], "the renewal charged ahead of its period moved the expiry now"
     # 5: billing failed into the grace period: still active.
     assert "\nACTIVE\n" in steps[4]
     assert state_line(steps[4])[1] == "grace_period"

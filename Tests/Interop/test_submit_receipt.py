@@ -7,7 +7,7 @@ import time
 import grpc
 import pytest
 
-from fake_apple import FakeApple
+from fake_apple import FakeApple, subscription_body
 
 
 @pytest.fixture
@@ -225,3 +225,58 @@ def test_500_concurrent_with_100ms_latency(pb, server, apple):
     rss_kb = int([l for l in open(f"/proc/{s.proc.pid}/status") if l.startswith("VmRSS")][0].split()[1])
     print(f"server RSS after the burst: {rss_kb // 1024} MiB")
     assert rss_kb < 512 * 1024
+
+
+# --- "now" counts everything Apple has told us (issue 9 section 1) ---------------------------
+
+DAY_MS = 86_400_000
+
+
+def now_ms():
+    return time.time_ns() // 1_000_000
+
+
+def check(pb, channel, user, at_ms=0):
+    stub = pb.ent_grpc.EntitlementServiceStub(channel)
+    return stub.CheckEntitlement(pb.ent.CheckEntitlementRequest(user_id=user, at_ms=at_ms), timeout=10)
+
+
+def test_first_purchase_dated_ahead_of_our_clock_is_active_at_once(pb, server, apple):
+    """Apple's clock runs 1.5 s ahead of ours: the customer who just paid is entitled now."""
+    s = server(*apple.flags())
+    ch = s.channel()
+    now = now_ms()
+    purchase, expires = now + 1_500, now + 1_500 + 30 * DAY_MS
+    data = apple.receipt(body=subscription_body([("610000000000001", purchase, expires)]))
+    reply = submit(pb, ch, "skew-first", data)
+    [e] = reply.entitlements
+    assert e.state == pb.ent.ENTITLEMENT_STATE_ACTIVE and e.active, reply
+    assert e.latest_transaction_id == "610000000000001" and e.expires_at_ms == expires
+    assert e.purchased_at_ms == purchase
+    answer = check(pb, ch, "skew-first")
+    assert answer.active and [x.latest_transaction_id for x in answer.entitlements] == ["610000000000001"]
+    assert answer.evaluated_at_ms < purchase, "evaluated at our clock, not at Apple's purchase date"
+    historical = check(pb, ch, "skew-first", at_ms=purchase - 1)
+    assert not historical.active and list(historical.entitlements) == [], \
+        "an explicit at_ms still ignores what was purchased after it"
+    assert check(pb, ch, "skew-first", at_ms=purchase).active
+
+
+def test_renewal_charged_before_its_period_moves_the_expiry(pb, server, apple):
+    """Apple charged the renewal whose period starts at the current expiry: it shows now."""
+    s = server(*apple.flags())
+    ch = s.channel()
+    now = now_ms()
+    current_expiry, renewed_expiry = now + DAY_MS, now + 31 * DAY_MS
+    data = apple.receipt(body=subscription_body([
+        ("620000000000001", now - 29 * DAY_MS, current_expiry),
+        ("620000000000002", current_expiry, renewed_expiry)]))
+    reply = submit(pb, ch, "early-renewal", data)
+    [e] = reply.entitlements
+    assert e.active and e.expires_at_ms == renewed_expiry and e.latest_transaction_id == "620000000000002", reply
+    [now_view] = check(pb, ch, "early-renewal").entitlements
+    assert now_view.expires_at_ms == renewed_expiry and now_view.latest_transaction_id == "620000000000002"
+    assert now_view.state == pb.ent.ENTITLEMENT_STATE_ACTIVE
+    [then] = check(pb, ch, "early-renewal", at_ms=now).entitlements
+    assert then.expires_at_ms == current_expiry and then.latest_transaction_id == "620000000000001", \
+        "at an explicit instant before the renewal's period, the renewal is not counted"
