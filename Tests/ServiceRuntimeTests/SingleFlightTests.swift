@@ -83,4 +83,81 @@ final class SingleFlightTests: XCTestCase {
         for _ in 0..<100 where !sawCancellation.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
         XCTAssertTrue(sawCancellation.withLock { $0 })
     }
+
+    /// Issue 16: a client retrying right after its deadline met the flight its first call had
+    /// abandoned (still winding down) and got CANCELLED instead of an answer.
+    func testACallerArrivingWhileAbandonedWorkWindsDownGetsLiveWork() async throws {
+        let flight = SingleFlight<String, Int>()
+        let started = Gate(), windingDown = Gate(), released = Gate()
+        let first = Task {
+            try await flight.run("receipt") {
+                started.open()
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    windingDown.open()
+                    // An HTTP client tearing its request down: cancelled, but not finished yet.
+                    await released.wait()
+                    throw error
+                }
+                return 1
+            }
+        }
+        await started.wait()
+        first.cancel()
+        await windingDown.wait()
+
+        let secondRan = Gate()
+        let second = Task { try await flight.run("receipt") { secondRan.open(); return 2 } }
+        // Either it started its own work, or it sits in the dying flight: then let that end.
+        try await eventually("the retry runs or joins") { secondRan.isOpen || flight.callers(for: "receipt") > 0 }
+        released.open()
+        let value = try await second.value
+        XCTAssertEqual(value, 2, "the retry must get live work, not the abandoned flight's cancellation")
+        do {
+            _ = try await first.value
+            XCTFail("the first caller gave up")
+        } catch is CancellationError {}
+    }
+
+    func testAnAbandonedFlightIsUnlistedAtOnce() async throws {
+        let flight = SingleFlight<String, Int>()
+        let started = Gate(), released = Gate()
+        let caller = Task {
+            try await flight.run("k") {
+                started.open()
+                await released.wait()
+                return 1
+            }
+        }
+        await started.wait()
+        XCTAssertEqual(flight.callers(for: "k"), 1)
+        caller.cancel()
+        _ = try? await caller.value
+        XCTAssertEqual(flight.inFlight, 0, "no caller is left, so no flight may be joined")
+        released.open()
+    }
+
+    func testACallerCancelledBeforeItWaitsStillCancelsTheWork() async throws {
+        let flight = SingleFlight<String, Int>()
+        let sawCancellation = Gate()
+        let caller = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await flight.run("k") {
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    sawCancellation.open()
+                    throw error
+                }
+                return 1
+            }
+        }
+        do {
+            _ = try await caller.value
+            XCTFail("a cancelled caller gets CancellationError")
+        } catch is CancellationError {}
+        try await eventually("the unwanted work is cancelled") { sawCancellation.isOpen }
+        XCTAssertEqual(flight.inFlight, 0)
+    }
 }
