@@ -47,7 +47,13 @@ final class Daemon {
         jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
         verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
         if let path = flags.string("auth-tokens-file") {
-            authenticator = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
+            let tokens = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
+            // Likely a file not filled in yet; serving would refuse every call, so say so now.
+            guard tokens.tokenCount > 0 else {
+                throw FlagError("--auth-tokens-file \(path) holds no tokens (blank lines and # comments are skipped): "
+                                + "add one token per line")
+            }
+            authenticator = tokens
         } else {
             authenticator = nil
         }
@@ -208,6 +214,8 @@ final class Daemon {
                 do {
                     authenticator.replace(fileContents: try Daemon.readTokens(path))
                     logger.info("reloaded auth tokens", [("count", String(authenticator.tokenCount))])
+                    // Applied even so: emptying the file is how every token is revoked at once.
+                    if authenticator.tokenCount == 0 { logger.warning("no auth tokens left: every RPC is refused") }
                 } catch {
                     logger.error("auth token reload failed; keeping the previous tokens", [("error", "\(error)")])
                 }

@@ -52,7 +52,8 @@ enum DaemonFlags {
                      help: "how long SIGTERM waits for in-flight requests"),
             FlagSpec("log-level", value: "LEVEL", default: "info", help: "debug, info, warning or error"),
             FlagSpec("log-format", value: "FORMAT", default: "text", help: "text or json"),
-        ])
+        ],
+        refusesEmptyValues: true)
 
     /// The transport settings the flags describe.
     static func serverConfiguration(_ flags: ParsedFlags, cores: Int) throws(FlagError) -> ServerConfiguration {

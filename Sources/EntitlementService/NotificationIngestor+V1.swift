@@ -11,7 +11,8 @@ extension NotificationIngestor {
         } catch {
             throw Rejection(status: 400, reason: "not a V1 or V2 notification: \(error)", notificationID: sourceID)
         }
-        guard let secret = configuration.sharedSecret else {
+        // An empty secret would match a notification without a password: treated as none.
+        guard let secret = configuration.sharedSecret, !secret.isEmpty else {
             throw Rejection(status: 401, reason: "V1 notifications need --apple-shared-secret to be authenticated", notificationID: sourceID)
         }
         guard constantTimeEquals(notification.password ?? "", secret) else {

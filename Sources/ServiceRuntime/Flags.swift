@@ -82,12 +82,22 @@ public struct FlagParser: Sendable {
     public let summary: String
     public let environmentPrefix: String
     public let specs: [FlagSpec]
+    /// Refuse `--name=` and a set-but-empty `PREFIX_NAME=` rather than take "" literally.
+    ///
+    /// An env file line left empty (`ENTITLEMENTD_APPLE_SHARED_SECRET=`) is almost always a value
+    /// the operator forgot to fill in, and "" taken literally fails open where it hurts most:
+    /// an empty shared secret matches a notification that sends no password at all. Refusing
+    /// at startup (exit 2, naming the variable) makes the mistake impossible to miss; leaving
+    /// a flag unset is written by commenting the line out.
+    public let refusesEmptyValues: Bool
 
-    public init(program: String, summary: String, environmentPrefix: String, specs: [FlagSpec]) {
+    public init(program: String, summary: String, environmentPrefix: String, specs: [FlagSpec],
+                refusesEmptyValues: Bool = false) {
         self.program = program
         self.summary = summary
         self.environmentPrefix = environmentPrefix
         self.specs = specs
+        self.refusesEmptyValues = refusesEmptyValues
     }
 
     public func parse(_ arguments: [String], environment: [String: String]) throws(FlagError) -> ParsedFlags {
@@ -114,17 +124,28 @@ public struct FlagParser: Sendable {
                 throw FlagError("unknown flag --\(name) (see --help)")
             }
             if let inlineValue {
+                if refusesEmptyValues && inlineValue.isEmpty {
+                    throw FlagError("--\(name)= is empty: give it a value, or leave the flag out")
+                }
                 values[name] = inlineValue
             } else if spec.isSwitch {
                 values[name] = "true"
             } else {
                 guard i < arguments.count else { throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)") }
+                if refusesEmptyValues && arguments[i].isEmpty {
+                    throw FlagError("--\(name) is given an empty value: give it a value, or leave the flag out")
+                }
                 values[name] = arguments[i]
                 i += 1
             }
         }
         for spec in specs where values[spec.name] == nil {
-            if let fromEnvironment = environment[spec.environmentName(prefix: environmentPrefix)] {
+            let variable = spec.environmentName(prefix: environmentPrefix)
+            if let fromEnvironment = environment[variable] {
+                if refusesEmptyValues && fromEnvironment.isEmpty {
+                    throw FlagError("\(variable) is set but empty: give it a value, or comment the line out "
+                                    + "to leave --\(spec.name) unset")
+                }
                 values[spec.name] = fromEnvironment
             } else if let defaultValue = spec.defaultValue {
                 values[spec.name] = defaultValue

@@ -829,6 +829,22 @@ def test_v1_without_configured_secret_is_refused(pb, server, pki, signer):
     assert c.snapshot("v1-nosecret") == before
 
 
+def test_v1_without_a_password_is_refused_when_no_secret_is_configured(pb, server, pki, signer):
+    """Issue 16: with the shared secret unset (the env file's line commented out), a V1 body
+    without a password, or with an empty one, must not authenticate."""
+    c = Client(pb, server("--apple-root-ca", pki.root_pem_path), signer)
+    v1_seed(c, "v1-nopassword")
+    before = c.snapshot("v1-nopassword")
+    missing = copy.deepcopy(V1_SAMPLE)
+    del missing["password"]
+    empty = dict(copy.deepcopy(V1_SAMPLE), password="")
+    for body in (missing, empty, dict(copy.deepcopy(V1_SAMPLE), password=None)):
+        assert c.post(body) == 401
+    if CURL:
+        assert c.post(empty, "http2") == 401
+    assert c.snapshot("v1-nopassword") == before
+
+
 def test_v1_did_change_renewal_status(notify):
     c = notify()
     v1_seed(c, "v1-status")
