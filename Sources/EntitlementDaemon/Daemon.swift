@@ -17,6 +17,8 @@ final class Daemon {
     let health = HealthService()
     let authenticator: BearerTokenAuthenticator?
     let serverConfiguration: ServerConfiguration
+    /// The admin listener (/metrics, admin operations), or nil to keep /metrics on the service port.
+    let adminConfiguration: ServerConfiguration?
     let gracePeriod: Duration
     let catalog: Catalog
     let transferPolicy: TransferPolicy
@@ -37,6 +39,7 @@ final class Daemon {
         logger = Logger(minimumLevel: level, format: format)
         serverConfiguration = try DaemonFlags.serverConfiguration(
             flags, cores: ProcessInfo.processInfo.activeProcessorCount)
+        adminConfiguration = try DaemonFlags.adminConfiguration(flags, service: serverConfiguration)
         gracePeriod = try flags.duration("shutdown-grace-period")!
         guard let policy = TransferPolicy(rawValue: flags.string("transfer-policy")!) else {
             throw FlagError("--transfer-policy must be transfer or reject")
@@ -142,8 +145,8 @@ final class Daemon {
         let logger = self.logger
         var http = HTTPRouter()
         http.add("GET", "/healthz") { _, writer in writer.respond(.text(200, "ok")) }
-        http.add("GET", "/metrics") { _, writer in
-            writer.respond(.text(200, metrics.render(), contentType: "text/plain; version=0.0.4"))
+        if adminConfiguration == nil {
+            http.add("GET", "/metrics", metricsHandler())
         }
         let ingestor = NotificationIngestor(
             configuration: .init(sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
@@ -178,6 +181,14 @@ final class Daemon {
             logger.error("cannot listen", [("error", "\(error)")])
             return 1
         }
+        let admin: HTTPServer?
+        do {
+            admin = try startAdminServer()
+        } catch {
+            logger.error("cannot listen on --admin-listen", [("error", "\(error)")])
+            server.shutdown(gracePeriod: .zero)
+            return 1
+        }
         metrics.registerGauge("entitlementd_open_connections", help: "client connections open now") {
             Double(server.openConnections)
         }
@@ -187,11 +198,13 @@ final class Daemon {
         metrics.registerGauge("process_resident_memory_bytes", help: "resident set size") { residentMemoryBytes() }
 
         // One line on stdout, written in one call and unbuffered: scripts and tests wait for it.
-        FileHandle.standardOutput.write(Data("entitlementd listening on \(server.boundAddress)\n".utf8))
+        FileHandle.standardOutput.write(Data(listenLines(server: server, admin: admin).utf8))
+        logAdminListener(admin)
         if authenticator == nil {
             logger.warning("RPCs are unauthenticated (no --auth-tokens-file): fine on loopback, not in production")
         }
         let code = waitForShutdown(server, stop: stop)
+        admin?.shutdown(gracePeriod: .seconds(1))
         // In-flight writes were drained with the connections; close flushes and checkpoints.
         let closed = DispatchSemaphore(value: 0)
         Task {

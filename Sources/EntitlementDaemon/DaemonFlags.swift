@@ -12,6 +12,8 @@ enum DaemonFlags {
         specs: [
             FlagSpec("listen", value: "HOST:PORT", default: "127.0.0.1:50051",
                      help: "address to serve gRPC, /healthz, /metrics and Apple's webhook on"),
+            FlagSpec("admin-listen", value: "HOST:PORT",
+                     help: "serve /metrics and admin operations here, not on --listen (default off); keep it private, e.g. 127.0.0.1:9090"),
             FlagSpec("database", value: "PATH", default: "./entitlements.sqlite",
                      help: "SQLite database file (created when missing)"),
             FlagSpec("catalog", value: "PATH",
@@ -57,14 +59,7 @@ enum DaemonFlags {
 
     /// The transport settings the flags describe.
     static func serverConfiguration(_ flags: ParsedFlags, cores: Int) throws(FlagError) -> ServerConfiguration {
-        let listen = flags.string("listen")!
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-              (0...65535).contains(port) else {
-            throw FlagError("--listen must be HOST:PORT (e.g. 127.0.0.1:50051), got '\(listen)'")
-        }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        if host.isEmpty { host = "0.0.0.0" }
+        let (host, port) = try address(flags, "listen", example: "127.0.0.1:50051")
         let messageLimit = try flags.int("max-message-size", range: 1024...(64 << 20))!
         let headerLimit = try flags.int("max-header-list-size", range: 1024...(1 << 20))!
         return ServerConfiguration(
