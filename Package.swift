@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "HTTPCore", swiftSettings: loopConfined),
         .target(name: "HTTP2", dependencies: ["CNGHTTP2", "HTTPCore"], swiftSettings: loopConfined),
         .target(name: "HTTP1", dependencies: ["CHTTPParser", "HTTPCore"], swiftSettings: loopConfined),
-        .target(name: "RPCCore", dependencies: ["HTTPCore", "ProtobufWire"], swiftSettings: loopConfined),
+        .target(name: "RPCCore", dependencies: ["HTTPCore", "ProtobufWire", "JWS"], swiftSettings: loopConfined),
         .target(name: "RPCTransport", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1"],
                 swiftSettings: loopConfined),
         .target(name: "SQLite", dependencies: ["CSQLite"]),

@@ -3,7 +3,7 @@ import Entitlements
 /// An App Store Server Notification, version 1 (unsigned JSON), reduced to stored facts.
 ///
 /// V1 is unsigned: ``password`` (the shared secret) is its only authenticity check, which the
-/// caller makes with ``constantTimeEquals(_:_:)`` before trusting anything else here. The
+/// caller makes in constant time (JWS's `SecretDigest`) before trusting anything else here. The
 /// `unified_receipt` is merged exactly like a verifyReceipt response (``ReceiptUnion``).
 public struct NotificationV1: Sendable, Hashable {
     /// Apple's raw `notification_type`; unknown types are kept, never rejected (Apple adds them).

@@ -1,6 +1,7 @@
 import AppStore
 import Entitlements
 import Foundation
+import JWS
 
 extension Simulation {
     /// Answers one verifyReceipt POST at `endpoint` with Apple's semantics, as JSON bytes.

@@ -62,11 +62,12 @@ final class Daemon {
         }
     }
 
+    /// The tokens file's text; refused when others can read it, at startup and on SIGHUP alike.
     static func readTokens(_ path: String) throws -> String {
         do {
-            return try String(contentsOfFile: path, encoding: .utf8)
+            return try SecretFile.read(path)
         } catch {
-            throw FlagError("--auth-tokens-file \(path) cannot be read: \(error.localizedDescription)")
+            throw FlagError("--auth-tokens-file: \(error)")
         }
     }
 

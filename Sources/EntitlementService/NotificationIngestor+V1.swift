@@ -1,6 +1,7 @@
 import AppStore
 import EntitlementStorage
 import Entitlements
+import JWS
 
 extension NotificationIngestor {
     /// V1: authenticated only by the shared secret in `password`; idempotent by body hash.

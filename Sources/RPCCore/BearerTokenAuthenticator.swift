@@ -1,12 +1,14 @@
+import JWS
 import Synchronization
 
 /// Checks `authorization: Bearer <token>` against a set of accepted tokens.
 ///
 /// Tokens come from a file (one per line, blank lines and `#` comments ignored) and can be
-/// replaced while serving (SIGHUP) without dropping connections. Comparison takes the same
-/// time wherever the first differing byte is, so response timing leaks nothing about a token.
+/// replaced while serving (SIGHUP) without dropping connections. Tokens are kept as
+/// ``SecretDigest``s: the presented token is hashed once and compared with every accepted one in
+/// constant time (no early exit either), so response timing leaks neither a token nor its length.
 public final class BearerTokenAuthenticator: Sendable {
-    private let tokens: Mutex<[[UInt8]]>
+    private let tokens: Mutex<[SecretDigest]>
 
     public init(fileContents: String) {
         tokens = Mutex(BearerTokenAuthenticator.parse(fileContents))
@@ -26,32 +28,20 @@ public final class BearerTokenAuthenticator: Sendable {
         let prefix = Array("Bearer ".utf8)
         guard bytes.count > prefix.count,
               bytes[..<prefix.count].elementsEqual(prefix, by: { $0 | 0x20 == $1 | 0x20 }) else { return false }
-        let presented = bytes[prefix.count...]
+        let presented = SecretDigest(bytes[prefix.count...])
         return tokens.withLock { accepted in
             var match = false
-            for token in accepted where constantTimeEqual(token, presented) { match = true }
+            for token in accepted where token.matches(presented) { match = true }
             return match
         }
     }
 
-    static func parse(_ contents: String) -> [[UInt8]] {
+    static func parse(_ contents: String) -> [SecretDigest] {
         contents.split(whereSeparator: \.isNewline).compactMap { line in
             let trimmed = line.trimmingSpaces
-            return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : Array(trimmed.utf8)
+            return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : SecretDigest(trimmed.utf8)
         }
     }
-}
-
-/// Compares every byte of equal-length inputs; the length itself is not secret.
-func constantTimeEqual(_ a: [UInt8], _ b: ArraySlice<UInt8>) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    var j = b.startIndex
-    for byte in a {
-        difference |= byte ^ b[j]
-        j += 1
-    }
-    return difference == 0
 }
 
 extension Substring {

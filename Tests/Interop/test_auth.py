@@ -30,6 +30,7 @@ def _code(fn, *args, **kwargs):
 def tokens_file(tmp_path):
     path = tmp_path / "tokens"
     path.write_text(f"# callers allowed in\n\n{TOKEN_A}\n  {TOKEN_B}  \n")
+    path.chmod(0o600)  # entitlementd refuses a tokens file others can read
     return path
 
 

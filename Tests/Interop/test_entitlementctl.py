@@ -147,6 +147,7 @@ def test_health(ctl, default_server):
 def test_tokens_from_flag_and_environment(ctl, server, tmp_path):
     tokens = tmp_path / "tokens"
     tokens.write_text(f"{TOKEN}\n")
+    tokens.chmod(0o600)
     s = server("--auth-tokens-file", tokens)
     bad = ctl("check", "alice", "--token", "wrong", server=s)
     assert bad.returncode == 3
