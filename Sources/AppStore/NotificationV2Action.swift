@@ -17,6 +17,9 @@ public enum NotificationV2Action: Sendable, Hashable {
 
     /// Maps Apple's `notificationType` and `subtype`.
     ///
+    /// SUBSCRIBED (INITIAL_BUY or RESUBSCRIBE) is a purchase: a resubscription after a lapse
+    /// is a new purchase in the same chain, so its transaction's history event is a PURCHASE
+    /// although it is not the chain's first (see ``NotificationReport``).
     /// DID_RENEW/BILLING_RECOVERY is a recovery, DID_FAIL_TO_RENEW/GRACE_PERIOD opens a grace
     /// period, DID_CHANGE_RENEWAL_STATUS reads its direction from the subtype (`.other`
     /// without one), and GRACE_PERIOD_EXPIRED is billing retry: access ends, Apple retries on.

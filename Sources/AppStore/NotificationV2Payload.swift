@@ -64,6 +64,12 @@ public struct NotificationV2Payload: Sendable, Hashable {
             hasSummary: root.has("summary"))
     }
 
+    /// The name history shows (`apple_notification_type`): `notificationType`, or
+    /// `notificationType/subtype` when Apple sent a subtype, e.g. `DID_RENEW/BILLING_RECOVERY`.
+    public var appleNotificationType: String {
+        NotificationReport.appleName(notificationType: notificationType, subtype: subtype)
+    }
+
     /// What the service does with this notification; see ``NotificationV2Action``.
     public var action: NotificationV2Action {
         NotificationV2Action(notificationType: notificationType, subtype: subtype)

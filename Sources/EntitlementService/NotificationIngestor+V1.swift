@@ -31,15 +31,18 @@ extension NotificationIngestor {
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: notification.environment,
                 source: .notificationV1, appleNotificationType: notification.notificationType))
         }
+        let report = NotificationReport(appleNotificationType: notification.notificationType,
+                                        subjectTransactionID: notification.subjectTransaction?.transactionID, kind: kind)
         let write = NotificationWrite(source: .notificationV1, sourceID: sourceID, signedDateMs: now(),
                                       transactions: notification.transactions, renewalInfos: notification.renewalInfos,
-                                      events: events, reversedRefunds: [])
+                                      events: events, reversedRefunds: [], report: report)
         return (write, notification.notificationType)
     }
 
     /// Purchases, renewals and refunds are derived by the store from transaction facts, so the
-    /// same fact reported by a receipt and a notification is one event, not two. Every other
-    /// kind exists only because a notification said so.
+    /// same fact reported by a receipt and a notification is one event, not two (the
+    /// notification's ``NotificationReport`` names it). Every other kind exists only because a
+    /// notification said so.
     static func isNotificationEvent(_ kind: HistoryEvent.Kind) -> Bool {
         switch kind {
         case .purchase, .renewal, .refund: return false

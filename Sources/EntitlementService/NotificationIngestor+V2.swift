@@ -40,16 +40,19 @@ extension NotificationIngestor {
         var events: [HistoryEvent] = []
         var reversed: [String] = []
         let subject = transactions.first
+        let appleType = payload.appleNotificationType
         func event(_ kind: HistoryEvent.Kind) -> HistoryEvent? {
             guard let subject else { return nil }
             return HistoryEvent(
                 eventID: id, kind: kind, occurredAtMs: signedDate, productID: subject.productID,
                 transactionID: subject.transactionID, originalTransactionID: subject.originalTransactionID,
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: payload.data?.environment ?? subject.environment,
-                source: .notificationV2, appleNotificationType: payload.notificationType)
+                source: .notificationV2, appleNotificationType: appleType)
         }
+        var reportedKind: HistoryEvent.Kind?
         switch payload.action {
         case .record(let kind):
+            reportedKind = kind
             if NotificationIngestor.isNotificationEvent(kind), let e = event(kind) { events.append(e) }
         case .reverseRefund:
             if let subject { reversed.append(subject.transactionID) }
@@ -59,7 +62,10 @@ extension NotificationIngestor {
         }
         let write = NotificationWrite(source: .notificationV2, sourceID: id, signedDateMs: signedDate,
                                       transactions: transactions, renewalInfos: renewals, events: events,
-                                      reversedRefunds: reversed)
+                                      reversedRefunds: reversed,
+                                      report: NotificationReport(appleNotificationType: appleType,
+                                                                 subjectTransactionID: subject?.transactionID,
+                                                                 kind: reportedKind))
         return (write, payload.notificationType)
     }
 

@@ -10,6 +10,8 @@ extension FactsRecorder {
     /// owner: its transactions and renewal info are stored as usual (and become a user's the
     /// moment a receipt binds the chain), and its events wait in `pending_events`. Reversals
     /// are recorded first, so a cancellation in the same notification is judged against them.
+    /// Events derived from its transactions carry its Apple type; the event of a happening it
+    /// confirms (reported first by a receipt or another notification) gets the type in place.
     func apply(_ notification: NotificationWrite, affectedUsers: inout Set<String>) throws
         -> NotificationOutcome {
         if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
@@ -41,11 +43,13 @@ extension FactsRecorder {
         }
         for transaction in notification.transactions {
             let chain = chains[transaction.originalTransactionID]!
-            let stored = try store(transaction, chainRow: chain.row, source: notification.source)
+            let stored = try store(transaction, chainRow: chain.row, source: notification.source,
+                                   notification: notification.report)
             if stored.isNew { outcome.newTransactions += 1 }
             for event in stored.events where try insert(event, into: chain) {
                 outcome.newEvents += 1
             }
+            if let confirmation = stored.confirmation { try confirm(confirmation) }
         }
         for info in notification.renewalInfos {
             try upsert(info, chainRow: chains[info.originalTransactionID]!.row)
@@ -56,5 +60,22 @@ extension FactsRecorder {
         outcome.ownerUserIDs = owners.sorted()
         affectedUsers.formUnion(owners)
         return outcome
+    }
+
+    /// Applies `confirmation` to the event it names, owned or still waiting for an owner (ids
+    /// are unique across both tables); its id, date and source stay, so it remains one event.
+    func confirm(_ confirmation: HistoryConfirmation) throws {
+        for table in ["history_events", "pending_events"] {
+            let update = try db.prepare("""
+                UPDATE \(table) SET apple_notification_type = ?1, kind = COALESCE(?2, kind)
+                WHERE event_id IN (?3, ?4) AND (?5 IS NULL OR occurred_at_ms = ?5)
+                """)
+            update.bind(confirmation.appleNotificationType, at: 1)
+            update.bind(confirmation.kind?.rawValue, at: 2)
+            update.bind(confirmation.eventIDs.first ?? "", at: 3)
+            update.bind(confirmation.eventIDs.dropFirst().first ?? confirmation.eventIDs.first ?? "", at: 4)
+            update.bind(confirmation.occurredAtMs, at: 5)
+            try update.execute()
+        }
     }
 }

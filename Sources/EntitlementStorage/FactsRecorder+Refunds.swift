@@ -18,15 +18,20 @@ import SQLite
 /// is not a refund: reversals never touch an upgraded transaction's.
 extension FactsRecorder {
     /// Stores `transaction` in `chainRow`, merged with any stored copy; returns whether it is
-    /// new and the history events it derives (to be stored by the caller for the owner).
-    func store(_ transaction: Transaction, chainRow: Int64, source: HistoryEvent.Source) throws
-        -> (isNew: Bool, events: [HistoryEvent]) {
+    /// new, the history events it derives (to be stored by the caller for the owner) and the
+    /// existing event `notification` confirms, if any (see ``confirm(_:)``).
+    func store(_ transaction: Transaction, chainRow: Int64, source: HistoryEvent.Source,
+               notification: NotificationReport? = nil) throws
+        -> (isNew: Bool, events: [HistoryEvent], confirmation: HistoryConfirmation?) {
         let stored = try storedTransaction(transaction.transactionID)
         // Only a cancellation needs the reversal: the common path costs no extra query.
         let reversedAt = transaction.cancellationDateMs == nil
             ? nil : try refundReversedAt(transaction.transactionID)
         let events = HistoryDerivation.events(incoming: transaction, stored: stored?.value,
-                                              source: source, refundReversedAtMs: reversedAt)
+                                              source: source, refundReversedAtMs: reversedAt,
+                                              notification: notification)
+        let confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored?.value,
+                                                          by: notification)
         var incoming = transaction
         if let cancelledAt = incoming.cancellationDateMs, let reversedAt, cancelledAt <= reversedAt,
            !incoming.isUpgraded {
@@ -34,11 +39,11 @@ extension FactsRecorder {
         }
         guard let stored else {
             try insert(incoming, chainRow: chainRow)
-            return (true, events)
+            return (true, events, confirmation)
         }
         let merged = stored.value.merged(with: incoming)
         if merged != stored.value { try update(merged, row: stored.row) }
-        return (false, events)
+        return (false, events, confirmation)
     }
 
     /// Records that Apple reversed the refund of `transactionID` at `reversedAtMs` and clears a

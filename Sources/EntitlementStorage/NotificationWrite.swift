@@ -20,11 +20,14 @@ public struct NotificationWrite: Sendable {
     public var events: [HistoryEvent]
     /// REFUND_REVERSED: transaction ids whose refund Apple reversed, as of ``signedDateMs``.
     public var reversedRefunds: [String]
+    /// The notification's Apple type and subject: the events derived from its transactions
+    /// carry the type, and the subject's existing event it confirms gets it too.
+    public var report: NotificationReport?
 
     public init(
         source: HistoryEvent.Source, sourceID: String, signedDateMs: Int64,
         transactions: [Transaction] = [], renewalInfos: [RenewalInfo] = [],
-        events: [HistoryEvent] = [], reversedRefunds: [String] = []
+        events: [HistoryEvent] = [], reversedRefunds: [String] = [], report: NotificationReport? = nil
     ) {
         self.source = source
         self.sourceID = sourceID
@@ -33,5 +36,6 @@ public struct NotificationWrite: Sendable {
         self.renewalInfos = renewalInfos
         self.events = events
         self.reversedRefunds = reversedRefunds
+        self.report = report
     }
 }

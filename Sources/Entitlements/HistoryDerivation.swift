@@ -2,10 +2,13 @@
 ///
 /// Event ids come from the source fact ("purchase:<transaction_id>", "refund:<transaction_id>"),
 /// so a replayed receipt or notification yields the same ids and the store's uniqueness
-/// constraint makes it add nothing. The kind depends only on the transaction itself, never on
-/// arrival order: Apple gives a chain's first transaction the chain's own id
+/// constraint makes it add nothing. The kind depends on the transaction and on what Apple said
+/// about it, never on arrival order: Apple gives a chain's first transaction the chain's own id
 /// (transaction_id == original_transaction_id), so that one is the PURCHASE and every other is
-/// a RENEWAL, whichever arrives first.
+/// a RENEWAL, whichever arrives first, except a transaction a purchase notification names
+/// (SUBSCRIBED/RESUBSCRIBE: a new purchase in a lapsed chain), which is a PURCHASE whether the
+/// notification arrives first (``events(incoming:stored:source:refundReversedAtMs:notification:)``)
+/// or confirms it later (``confirmation(of:stored:by:)``).
 public enum HistoryDerivation {
     /// The events `incoming` adds, given the stored version of the same transaction (`nil` when
     /// it is new) and when Apple last reversed a refund of it (`refundReversedAtMs`).
@@ -18,24 +21,64 @@ public enum HistoryDerivation {
     /// so it keeps the id "refund:<transaction_id>" whether it arrives before or after the
     /// reversal, and appears once either way. A refund dated after the latest reversal is a new
     /// one and gets "refund:<transaction_id>:<date>", so it is not mistaken for the reversed one.
+    ///
+    /// Events a notification reported carry its ``NotificationReport/appleNotificationType``
+    /// (every transaction it carried, as `source` says who reported them).
     public static func events(
         incoming: Transaction, stored: Transaction?, source: HistoryEvent.Source,
-        refundReversedAtMs: Int64? = nil
+        refundReversedAtMs: Int64? = nil, notification: NotificationReport? = nil
     ) -> [HistoryEvent] {
         var events: [HistoryEvent] = []
+        let type = notification?.appleNotificationType ?? ""
         if stored == nil {
-            let isFirstOfChain = incoming.transactionID == incoming.originalTransactionID
-            let kind: HistoryEvent.Kind = isFirstOfChain ? .purchase : .renewal
-            events.append(event(kind, at: incoming.purchaseDateMs, for: incoming, source: source))
+            let isPurchase = incoming.transactionID == incoming.originalTransactionID
+                || notification?.happening(to: incoming.transactionID) == .purchase
+            events.append(event(isPurchase ? .purchase : .renewal, at: incoming.purchaseDateMs,
+                                for: incoming, source: source, type: type))
         }
         if let cancelledAt = incoming.cancellationDateMs, cancelledAt != stored?.cancellationDateMs {
-            var refund = event(.refund, at: cancelledAt, for: incoming, source: source)
-            if let reversedAt = refundReversedAtMs, cancelledAt > reversedAt {
-                refund.eventID += ":\(cancelledAt)"
-            }
-            events.append(refund)
+            events.append(event(.refund, at: cancelledAt, for: incoming, source: source, type: type,
+                                id: refundID(incoming.transactionID, at: cancelledAt,
+                                             reversedAtMs: refundReversedAtMs)))
         }
         return events
+    }
+
+    /// The existing event a notification confirms when it names an already stored transaction
+    /// as its subject; `nil` when it confirms nothing (not the subject, not a purchase, renewal
+    /// or refund, or a refund the transaction does not carry).
+    ///
+    /// A purchase notification names the transaction's purchase or renewal event (a receipt
+    /// cannot tell a resubscription from a renewal) and makes it a PURCHASE; a renewal names
+    /// its renewal event; a refund names the refund event at the transaction's cancellation
+    /// date. Confirming twice sets the same values, so a replay changes nothing.
+    public static func confirmation(
+        of incoming: Transaction, stored: Transaction?, by notification: NotificationReport?
+    ) -> HistoryConfirmation? {
+        guard stored != nil, let notification,
+              let happening = notification.happening(to: incoming.transactionID) else { return nil }
+        let id = incoming.transactionID
+        let type = notification.appleNotificationType
+        switch happening {
+        case .purchase:
+            return HistoryConfirmation(eventIDs: ["purchase:\(id)", "renewal:\(id)"], kind: .purchase,
+                                       appleNotificationType: type)
+        case .renewal:
+            return HistoryConfirmation(eventIDs: ["renewal:\(id)"], appleNotificationType: type)
+        case .refund:
+            guard let cancelledAt = incoming.cancellationDateMs, !incoming.isUpgraded else { return nil }
+            // Either id: the reversal that decides between them may have moved since.
+            return HistoryConfirmation(
+                eventIDs: ["refund:\(id)", "refund:\(id):\(cancelledAt)"], occurredAtMs: cancelledAt,
+                appleNotificationType: type)
+        }
+    }
+
+    private static func refundID(_ transactionID: String, at cancelledAt: Int64, reversedAtMs: Int64?) -> String {
+        if let reversedAt = reversedAtMs, cancelledAt > reversedAt {
+            return "refund:\(transactionID):\(cancelledAt)"
+        }
+        return "refund:\(transactionID)"
     }
 
     /// The event recorded in the previous owner's history when a chain moves to another user.
@@ -55,14 +98,14 @@ public enum HistoryDerivation {
 
     private static func event(
         _ kind: HistoryEvent.Kind, at occurredAtMs: Int64, for transaction: Transaction,
-        source: HistoryEvent.Source
+        source: HistoryEvent.Source, type: String, id: String? = nil
     ) -> HistoryEvent {
         HistoryEvent(
-            eventID: "\(kind.rawValue):\(transaction.transactionID)", kind: kind,
+            eventID: id ?? "\(kind.rawValue):\(transaction.transactionID)", kind: kind,
             occurredAtMs: occurredAtMs, productID: transaction.productID,
             transactionID: transaction.transactionID,
             originalTransactionID: transaction.originalTransactionID,
             expiresAtMs: transaction.expiresDateMs ?? 0, environment: transaction.environment,
-            source: source)
+            source: source, appleNotificationType: type)
     }
 }

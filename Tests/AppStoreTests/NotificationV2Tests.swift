@@ -166,6 +166,16 @@ final class NotificationV2Tests: XCTestCase {
         let payload = try NotificationV2Payload.parse(try Samples.jsonBytes(subscribed.payload))
         XCTAssertEqual(payload.data?.appAppleID, "6473983973")
         XCTAssertEqual(payload.action, .record(.purchase))
+        XCTAssertEqual(payload.appleNotificationType, "SUBSCRIBED/\(try XCTUnwrap(payload.subtype))",
+                       "history names a V2 notification by type and subtype")
+        for sample in notifications {
+            let json = sample.payload
+            let payload = try NotificationV2Payload.parse(try Samples.jsonBytes(json))
+            let subtype = json["subtype"] as? String
+            XCTAssertEqual(payload.appleNotificationType,
+                           subtype.map { "\(payload.notificationType)/\($0)" } ?? payload.notificationType,
+                           sample.file)
+        }
     }
 
     func testTypeTable() {

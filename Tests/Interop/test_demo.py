@@ -107,4 +107,8 @@ def test_demo_story(wired):
     history = steps[7]
     for kind in ("purchase", "renewal", "grace_period", "billing_recovered", "refund"):
         assert re.search(rf"\s{kind}\s", history), (kind, history)
+    # ... and names the notification Apple sent for each step (the APPLE TYPE column).
+    assert "APPLE TYPE" in history, history
+    for apple_type in ("DID_RENEW", "DID_FAIL_TO_RENEW/GRACE_PERIOD", "DID_RENEW/BILLING_RECOVERY", "REFUND"):
+        assert re.search(rf"\s{re.escape(apple_type)}$", history, flags=re.M), (apple_type, history)
     assert "status=200" in ent_log.read_text()

@@ -1,6 +1,7 @@
 """entitlementctl, the command-line client, run as a process against a seeded entitlementd.
 
 The binary is expected next to $ENTITLEMENTD_BIN (both come from the same build)."""
+import http.client
 import json
 import os
 import socket
@@ -124,6 +125,35 @@ def test_history_one_page_and_all_pages(ctl, seeded):
     lines = human.stdout.splitlines()
     assert lines[0].split()[:3] == ["OCCURRED", "TYPE", "PRODUCT"] and len(lines) == 4
     assert "purchase" in lines[3] and "renewal" in lines[1]
+
+
+def test_history_shows_the_apple_notification_type(pb, ctl, server):
+    """Support staff see which of Apple's notifications reported or confirmed each event: a
+    column in the table (`-` when only a receipt told us), the proto field in --json."""
+    s = server("--apple-shared-secret", "ctl-v1-secret")
+    seed(pb, s.channel(), "vera", [tx("4000", "4000", "pro.monthly", NOW - 40 * DAY, NOW - 10 * DAY),
+                                   tx("4001", "4000", "pro.monthly", NOW - 10 * DAY, NOW + 20 * DAY)])
+    did_renew = {"notification_type": "DID_RENEW", "password": "ctl-v1-secret", "environment": "PROD",
+                 "original_transaction_id": "4000", "auto_renew_status": "true",
+                 "unified_receipt": {"status": 0, "environment": "Production", "latest_receipt_info": [
+                     {"transaction_id": "4001", "original_transaction_id": "4000", "product_id": "pro.monthly",
+                      "purchase_date_ms": str(NOW - 10 * DAY), "expires_date_ms": str(NOW + 20 * DAY)}]}}
+    conn = http.client.HTTPConnection(s.host, s.port, timeout=30)
+    conn.request("POST", "/apple/notifications", body=json.dumps(did_renew).encode(),
+                 headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    assert response.status == 200, response.read()
+    conn.close()
+
+    table = ctl("history", "vera", server=s)
+    assert table.returncode == 0, table.stderr
+    header, *rows = table.stdout.splitlines()
+    assert header.split()[-2:] == ["APPLE", "TYPE"], header
+    by_transaction = {row.split()[3]: row.split() for row in rows}
+    assert by_transaction["4001"][1] == "renewal" and by_transaction["4001"][-1] == "DID_RENEW"
+    assert by_transaction["4000"][1] == "purchase" and by_transaction["4000"][-1] == "-"
+    answer = json.loads(ctl("history", "vera", "--json", server=s).stdout)
+    assert [e["appleNotificationType"] for e in answer["events"]] == ["DID_RENEW", ""]
 
 
 def test_history_across_many_pages(pb, ctl, default_server):

@@ -229,6 +229,9 @@ def test_v2_subscribed_then_did_renew(notify, signer, transport):
     assert e.environment == c.pb.ent.ENVIRONMENT_SANDBOX
     assert e.product_type == c.pb.ent.PRODUCT_TYPE_AUTO_RENEWABLE
     assert list(c.events(user)) == [f"purchase:{s.chain}"], "the purchase is one event whoever reported it"
+    purchase = c.events(user)[f"purchase:{s.chain}"]
+    assert purchase.apple_notification_type == "SUBSCRIBED/INITIAL_BUY", "the confirming notification names it"
+    assert purchase.source == c.pb.ent.EVENT_SOURCE_RECEIPT, "the source stays who reported it first"
 
     assert c.post_v2(s.did_renew(), transport) == 200
     e = c.entitlement(user)
@@ -240,6 +243,7 @@ def test_v2_subscribed_then_did_renew(notify, signer, transport):
     renewal_event = events[f"renewal:{s.tx2['transactionId']}"]
     assert renewal_event.type == c.pb.ent.EVENT_TYPE_RENEWAL
     assert renewal_event.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2
+    assert renewal_event.apple_notification_type == "DID_RENEW"
     assert renewal_event.expires_at_ms == s.tx2["expiresDate"]
     assert renewal_event.occurred_at_ms == s.tx2["purchaseDate"]
     assert renewal_event.original_transaction_id == s.chain
@@ -373,9 +377,11 @@ def test_orphan_notification_applies_when_the_user_submits_the_chain(notify, sig
     assert set(events) == {f"purchase:{s.chain}", f"renewal:{s.tx2['transactionId']}", f"v2:{off['notificationUUID']}"}
     assert events[f"purchase:{s.chain}"].source == c.pb.ent.EVENT_SOURCE_RECEIPT
     assert events[f"renewal:{s.tx2['transactionId']}"].source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2
+    assert events[f"renewal:{s.tx2['transactionId']}"].apple_notification_type == "DID_RENEW", \
+        "named by the notification about it, not by the auto-renew change that carried it later"
     disabled = events[f"v2:{off['notificationUUID']}"]
     assert disabled.type == c.pb.ent.EVENT_TYPE_AUTO_RENEW_DISABLED
-    assert disabled.apple_notification_type == "DID_CHANGE_RENEWAL_STATUS"
+    assert disabled.apple_notification_type == "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED"
     assert disabled.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2
     assert disabled.original_transaction_id == s.chain
     assert c.check("someone-else").entitlements == []
@@ -480,8 +486,9 @@ def test_grace_period_then_billing_recovery(notify, signer):
     assert state_name(c, e) == "ENTITLEMENT_STATE_ACTIVE" and e.active
     assert e.expires_at_ms == tx2["expiresDate"] and e.grace_period_expires_at_ms == 0
     assert kinds(c, "grace") == sorted([
-        ("EVENT_TYPE_PURCHASE", ""), ("EVENT_TYPE_GRACE_PERIOD", "DID_FAIL_TO_RENEW"),
-        ("EVENT_TYPE_BILLING_RECOVERED", "DID_RENEW"), ("EVENT_TYPE_RENEWAL", "")])
+        ("EVENT_TYPE_PURCHASE", ""), ("EVENT_TYPE_GRACE_PERIOD", "DID_FAIL_TO_RENEW/GRACE_PERIOD"),
+        ("EVENT_TYPE_BILLING_RECOVERED", "DID_RENEW/BILLING_RECOVERY"),
+        ("EVENT_TYPE_RENEWAL", "DID_RENEW/BILLING_RECOVERY")])
 
 
 def test_billing_retry_without_grace_and_grace_period_expired(notify, signer):
@@ -536,19 +543,21 @@ def test_renewal_status_unknown_type_and_other_kinds(notify, signer):
     assert c.entitlement("kinds").will_auto_renew
 
     new = post("SOMETHING_NEW", "SOME_SUBTYPE", 3000)
-    assert new.type == c.pb.ent.EVENT_TYPE_UNSPECIFIED and new.apple_notification_type == "SOMETHING_NEW"
+    assert new.type == c.pb.ent.EVENT_TYPE_UNSPECIFIED and new.apple_notification_type == "SOMETHING_NEW/SOME_SUBTYPE"
     assert new.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2
 
     change = post("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", 4000,
                   s.renewal(base + 4000, product_id="com.example.app.basic.monthly"))
     assert change.type == c.pb.ent.EVENT_TYPE_PRODUCT_CHANGE
     offer = post("OFFER_REDEEMED", "UPGRADE", 5000)
-    assert offer.type == c.pb.ent.EVENT_TYPE_UNSPECIFIED and offer.apple_notification_type == "OFFER_REDEEMED"
+    assert offer.type == c.pb.ent.EVENT_TYPE_UNSPECIFIED and offer.apple_notification_type == "OFFER_REDEEMED/UPGRADE"
     assert c.entitlement("kinds").active
 
     revoked = dict(s.tx2, revocationDate=base + 6000, revocationReason=0, signedDate=base + 6000)
     revoke = post("REVOKE", None, 6500, tx=revoked)
-    assert revoke.type == c.pb.ent.EVENT_TYPE_REVOKE
+    assert revoke.type == c.pb.ent.EVENT_TYPE_REVOKE and revoke.apple_notification_type == "REVOKE"
+    assert c.events("kinds")[f"refund:{s.tx2['transactionId']}"].apple_notification_type == "REVOKE", \
+        "the refund recorded from the revocation names the notification that reported it"
     e = c.entitlement("kinds")
     assert state_name(c, e) == "ENTITLEMENT_STATE_REVOKED" and not e.active
     assert len(c.history("kinds")) == 2 + 6 + 1, "purchase, renewal, six notification events, the revocation"
@@ -566,7 +575,7 @@ def test_expired_notification(notify, signer):
     assert c.post_v2(expired) == 200
     e = c.entitlement("exp")
     assert state_name(c, e) == "ENTITLEMENT_STATE_EXPIRED" and not e.active and not e.will_auto_renew
-    assert kinds(c, "exp") == [("EVENT_TYPE_EXPIRED", "EXPIRED"), ("EVENT_TYPE_PURCHASE", "")]
+    assert kinds(c, "exp") == [("EVENT_TYPE_EXPIRED", "EXPIRED/VOLUNTARY"), ("EVENT_TYPE_PURCHASE", "")]
 
 
 def test_test_notification_stores_nothing(notify, signer):
@@ -747,7 +756,7 @@ def test_certificates_are_checked_at_each_signed_date(notify, signer, pki):
         signed_renewal=old_signer.sign(renewal(chain, signed=june_2021 + 2000, auto_renew=False))))}) == 200
     e = c.entitlement("old-leaf")
     assert state_name(c, e) == "ENTITLEMENT_STATE_EXPIRED" and not e.will_auto_renew
-    assert ("EVENT_TYPE_AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS") in kinds(c, "old-leaf")
+    assert ("EVENT_TYPE_AUTO_RENEW_DISABLED", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED") in kinds(c, "old-leaf")
 
 
 def _summary_notification():
@@ -800,6 +809,9 @@ def test_v1_sample_did_renew(notify, transport):
     events = c.events("v1-user")
     assert set(events) == {f"purchase:{V1_CHAIN}", "renewal:2000000080000002", "renewal:2000000080000003"}
     assert events["renewal:2000000080000003"].source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V1
+    assert {events[i].apple_notification_type for i in ("renewal:2000000080000002", "renewal:2000000080000003")} \
+        == {"DID_RENEW"}, "every transaction the notification reported is named by it"
+    assert events[f"purchase:{V1_CHAIN}"].apple_notification_type == "", "the receipt reported the purchase"
     after = c.snapshot("v1-user")
     assert c.post(body, transport) == 200, "a redelivery is acknowledged"
     assert c.snapshot("v1-user") == after
@@ -881,6 +893,86 @@ def test_v1_cancel_with_cancellation_date_is_a_refund(notify):
     refund = c.events("v1-cancel")["refund:2000000080000003"]
     assert refund.type == c.pb.ent.EVENT_TYPE_REFUND and refund.occurred_at_ms == 1654682000000
     assert refund.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V1
+    assert refund.apple_notification_type == "CANCEL", "a refund derived from V1 CANCEL carries CANCEL"
+
+
+# --- history names the notification that reported or confirmed each event -----------------
+
+def _resubscription(s):
+    """Chain s.chain lapsed, and the customer came back: a new purchase in the same chain."""
+    tx = transaction(next_id(s.chain, 5), s.chain, purchase=s.now - MINUTE_MS, expires=s.now + 30 * DAY_MS,
+                     signed=s.now - MINUTE_MS + 1000, original_purchase=s.tx1["purchaseDate"])
+    resubscribed = notification("SUBSCRIBED", subtype="RESUBSCRIBE", signed=tx["signedDate"] + 500,
+                                signed_transaction=s.sign(tx), signed_renewal=s.sign(s.renewal(tx["signedDate"])))
+    return tx, resubscribed
+
+
+def test_resubscribe_is_a_purchase_whoever_reported_it_first(notify, signer):
+    c = notify()
+    # The notification first: the resubscription is a PURCHASE from the start.
+    s = Story(signer, now=apple_pki.now_ms())
+    s.tx1.update(purchaseDate=s.now - 90 * DAY_MS, expiresDate=s.now - 60 * DAY_MS)
+    tx, resubscribed = _resubscription(s)
+    c.seed("resub-notified", [seed_tx(s.tx1)])
+    assert c.post_v2(resubscribed) == 200
+    event = c.events("resub-notified")[f"purchase:{tx['transactionId']}"]
+    assert event.type == c.pb.ent.EVENT_TYPE_PURCHASE and event.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2
+    assert event.apple_notification_type == "SUBSCRIBED/RESUBSCRIBE"
+    assert c.entitlement("resub-notified").latest_transaction_id == tx["transactionId"]
+
+    # A receipt first (it cannot tell a resubscription from a renewal), then the notification:
+    # the same single event becomes a PURCHASE named by it, its source unchanged.
+    s = Story(signer, now=apple_pki.now_ms())
+    s.tx1.update(purchaseDate=s.now - 90 * DAY_MS, expiresDate=s.now - 60 * DAY_MS)
+    tx, resubscribed = _resubscription(s)
+    c.seed("resub-receipt", [seed_tx(s.tx1), seed_tx(tx)])
+    before = c.events("resub-receipt")
+    assert before[f"renewal:{tx['transactionId']}"].type == c.pb.ent.EVENT_TYPE_RENEWAL
+    assert c.post_v2(resubscribed) == 200
+    after = c.events("resub-receipt")
+    assert set(after) == set(before), "one event per happening"
+    event = after[f"renewal:{tx['transactionId']}"]
+    assert event.type == c.pb.ent.EVENT_TYPE_PURCHASE and event.source == c.pb.ent.EVENT_SOURCE_RECEIPT
+    assert event.apple_notification_type == "SUBSCRIBED/RESUBSCRIBE"
+    assert event.occurred_at_ms == tx["purchaseDate"]
+    assert c.post_v2(resubscribed) == 200, "a redelivery"
+    assert c.events("resub-receipt") == after
+
+
+def test_receipt_reported_renewal_and_refund_are_named_by_the_confirming_notifications(notify, signer):
+    c = notify()
+    s = Story(signer)
+    refunded_at = s.now - 30 * MINUTE_MS
+    c.seed("confirmed", [seed_tx(s.tx1), dict(seed_tx(s.tx2), cancellation_date_ms=refunded_at)])
+    events = c.events("confirmed")
+    assert {e.apple_notification_type for e in events.values()} == {""}, "receipts name no notification"
+    assert c.post_v2(s.did_renew()) == 200
+    refunded = dict(s.tx2, revocationDate=refunded_at, revocationReason=1, signedDate=refunded_at + 1000)
+    assert c.post_v2(notification("REFUND", signed=refunded_at + 2000, signed_transaction=signer.sign(refunded))) == 200
+    events = c.events("confirmed")
+    renewal_id, refund_id = f"renewal:{s.tx2['transactionId']}", f"refund:{s.tx2['transactionId']}"
+    assert set(events) == {f"purchase:{s.chain}", renewal_id, refund_id}, "confirmed, not added"
+    assert events[renewal_id].apple_notification_type == "DID_RENEW"
+    assert events[refund_id].apple_notification_type == "REFUND"
+    assert events[f"purchase:{s.chain}"].apple_notification_type == ""
+    assert {e.source for e in events.values()} == {c.pb.ent.EVENT_SOURCE_RECEIPT}
+
+
+def test_v1_notification_confirms_the_renewal_a_receipt_reported(notify):
+    c = notify()
+    v1_seed(c, "v1-confirmed")
+    newest = next(t for t in V1_SAMPLE["unified_receipt"]["latest_receipt_info"]
+                  if t["transaction_id"] == "2000000080000003")
+    c.seed("v1-confirmed", [{"transaction_id": newest["transaction_id"], "original_transaction_id": V1_CHAIN,
+                             "product_id": newest["product_id"], "purchase_date_ms": int(newest["purchase_date_ms"]),
+                             "expires_date_ms": int(newest["expires_date_ms"]), "environment": "sandbox"}])
+    assert c.post(V1_SAMPLE) == 200
+    events = c.events("v1-confirmed")
+    assert events["renewal:2000000080000003"].apple_notification_type == "DID_RENEW"
+    assert events["renewal:2000000080000003"].source == c.pb.ent.EVENT_SOURCE_RECEIPT
+    assert events["renewal:2000000080000002"].source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V1
+    assert events[f"purchase:{V1_CHAIN}"].apple_notification_type == "", \
+        "a DID_RENEW confirms its renewal, not the purchase its unified receipt repeats"
 
 
 # --- StoreKit 2 signed transactions ---------------------------------------------------------

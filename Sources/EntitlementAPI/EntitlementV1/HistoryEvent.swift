@@ -16,7 +16,8 @@ extension EntitlementV1 {
         public var expiresAtMs: Int64 = 0
         public var environment: Environment = .unspecified
         public var source: EventSource = .unspecified
-        /// Apple's notification type (e.g. "DID_RENEW") for diagnostics; empty for receipts.
+        /// The notification that reported or confirmed the event ("DID_RENEW",
+        /// "DID_RENEW/BILLING_RECOVERY"), for diagnostics; empty when only receipts reported it.
         public var appleNotificationType: String = ""
 
         public init() {}
