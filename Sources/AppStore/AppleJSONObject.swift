@@ -127,12 +127,15 @@ struct AppleJSONObject {
         return converted
     }
 
-    /// A short, bounded rendering of a bad value for the error message.
+    /// A short rendering of a bad value for the error message: its kind, never a string's text.
+    ///
+    /// These messages are logged and sent back to the webhook's caller; a string in the wrong
+    /// place may be a receipt or a secret (a `unified_receipt` sent as its base64), so only its
+    /// length is shown.
     private static func describe(_ value: Any) -> String {
         switch value {
         case let string as String:
-            let shown = string.count > 40 ? String(string.prefix(40)) + "…" : string
-            return "the string \"\(shown)\""
+            return "a string of \(string.count) characters"
         case let number as NSNumber:
             return LenientValue.isBoolean(number)
                 ? "the boolean \(number.boolValue)" : "the number \(number.stringValue)"
