@@ -10,16 +10,14 @@ import HTTPCore
 final class Connection {
     enum Mode {
         /// Not enough bytes yet to tell the HTTP/2 preface from an HTTP/1.1 request line.
-        case detecting([UInt8])
+        case detecting(ProtocolDetection)
         case http2(HTTP2ServerSession)
         case http1(HTTP1Exchange)
     }
 
-    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
-
     let fd: Int32
     unowned let loop: EventLoop
-    var mode: Mode = .detecting([])
+    var mode: Mode
     var output: [UInt8] = []
     var outputOffset = 0
     /// The epoll interest currently registered for the socket.
@@ -40,6 +38,7 @@ final class Connection {
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
         self.loop = loop
+        mode = .detecting(ProtocolDetection(maxRequestHeadBytes: loop.server.configuration.http1.maxHeaderBytes))
     }
 
     var configuration: ServerConfiguration { loop.server.configuration }
@@ -76,20 +75,21 @@ final class Connection {
 
     private func process(_ bytes: UnsafeRawBufferPointer) {
         switch mode {
-        case .detecting(var seen):
-            seen.append(contentsOf: bytes)
-            let prefixLength = min(seen.count, Connection.preface.count)
-            if seen[..<prefixLength].elementsEqual(Connection.preface[..<prefixLength]) {
-                guard seen.count >= Connection.preface.count else {
-                    mode = .detecting(seen)
-                    return
-                }
-                startHTTP2(with: seen)
-            } else {
+        case .detecting(var detection):
+            switch detection.append(bytes) {
+            case .needMore:
+                mode = .detecting(detection)
+            case .http2:
+                startHTTP2(with: detection.bytes)
+            case .http1:
                 let exchange = HTTP1Exchange(limits: configuration.http1)
                 mode = .http1(exchange)
-                exchange.input = seen
+                exchange.input = detection.bytes
                 parseHTTP1(exchange)
+            case .neither:
+                // Not HTTP at all: an answer in HTTP/1.1 would be one more protocol the peer
+                // does not speak.
+                close()
             }
         case .http2(let session):
             receiveHTTP2(session, bytes)
@@ -250,8 +250,15 @@ final class Connection {
     /// Slowloris and idle defence, run by the loop about twice a second.
     func checkTimeouts(now: ContinuousClock.Instant) {
         switch mode {
-        case .detecting:
-            if now - openedAt > configuration.headerReadTimeout { close() }
+        case .detecting(let detection):
+            guard now - openedAt > configuration.headerReadTimeout else { break }
+            if detection.isPartialHTTP1Request {
+                HTTP1ResponseSerializer.serialize(.text(408, "request not received in time\n"), keepAlive: false, into: &output)
+                closeWhenFlushed = true
+                loop.markDirty(self)
+            } else {
+                close()
+            }
         case .http1(let exchange):
             if let started = exchange.requestStartedAt, now - started > configuration.headerReadTimeout {
                 HTTP1ResponseSerializer.serialize(.text(408, "request not received in time\n"), keepAlive: false, into: &output)
@@ -278,7 +285,7 @@ final class Connection {
         loop.server.activeRequests.wrappingSubtract(abandoned.count, ordering: .relaxed)
         pending.removeAll()
         for writer in abandoned { writer.cancel() }
-        mode = .detecting([])
+        mode = .detecting(ProtocolDetection(maxRequestHeadBytes: 0))
         loop.removed(self)
     }
 }

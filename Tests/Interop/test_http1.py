@@ -91,9 +91,18 @@ def test_content_length_and_transfer_encoding_is_400(default_server):
     assert _status(raw) == 400, raw[:300]
 
 
-def test_garbage_request_line_is_400(default_server):
-    raw = _raw_exchange(default_server, b"HELLO\x01 THERE\r\n\r\n")
+def test_malformed_http1_head_is_400(default_server):
+    """A real HTTP/1.1 request line with a broken header gets its 400."""
+    raw = _raw_exchange(default_server, b"GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")
     assert _status(raw) == 400, raw[:300]
+
+
+@pytest.mark.parametrize("garbage", [b"HELLO\x01 THERE\r\n\r\n", b"GET /healthz HTTP/9.9\r\n\r\n",
+                                     b"GET /\r\n\r\n"])
+def test_bytes_that_are_not_an_http1_request_line_get_no_answer(default_server, garbage):
+    """Not HTTP/1.x and not the HTTP/2 preface: closed without an answer in a protocol the
+    peer never spoke (see test_http2_conformance.py for the HTTP/2 side)."""
+    assert _raw_exchange(default_server, garbage) == b""
 
 
 def test_header_block_over_limit_is_431(default_server):
