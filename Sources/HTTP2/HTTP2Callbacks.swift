@@ -8,6 +8,7 @@ import HTTPCore
 /// which nghttp2 documents as allowed there.
 enum HTTP2Callbacks {
     static func install(on callbacks: OpaquePointer) {
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, onBeginFrame)
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
         nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameRecv)
@@ -18,6 +19,17 @@ enum HTTP2Callbacks {
     @inline(__always)
     static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2ServerSession {
         Unmanaged<HTTP2ServerSession>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    /// Fails the connection (PROTOCOL_ERROR, see ``SessionIO``) on a HEADERS frame that reuses a
+    /// stream identifier the client skipped: the RFC 9113 §5.1.1 check nghttp2 leaves out.
+    static let onBeginFrame: nghttp2_on_begin_frame_callback = { _, header, userData in
+        guard let header, header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+        let session = owner(userData)
+        guard session.clientStreamIDs.admitHeaders(streamID: header.pointee.stream_id) else {
+            return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+        }
+        return 0
     }
 
     static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in

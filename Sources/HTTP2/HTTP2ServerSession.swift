@@ -35,6 +35,7 @@ public final class HTTP2ServerSession {
     var incoming: [Int32: IncomingStream] = [:]
     var outgoing: [Int32: OutgoingBody] = [:]
     var events: [HTTP2Event] = []
+    var clientStreamIDs = ClientStreamIDs()
     private(set) public var goAwaySent = false
 
     public init(limits: HTTP2Limits) throws {
