@@ -49,7 +49,7 @@ def test_active_subscription_and_history(pb, default_server):
 
     answer = check(pb, ch, "alice", product="pro.monthly")
     assert answer.active
-    assert abs(answer.evaluated_at_ms - NOW) < 60_000
+    assert abs(answer.evaluated_at_ms - time.time() * 1000) < 60_000, "evaluated at the time of the call"
     [e] = answer.entitlements
     assert e.state == pb.ent.ENTITLEMENT_STATE_ACTIVE
     assert e.latest_transaction_id == "2002"
