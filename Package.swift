@@ -44,10 +44,12 @@ let package = Package(
         .target(name: "EntitlementAPI", dependencies: ["ProtobufWire"]),
         .target(name: "AppStore", dependencies: ["Entitlements"]),
         .target(name: "JWS", dependencies: ["COpenSSL"]),
-        .target(name: "EntitlementStorage", dependencies: ["Entitlements", "SQLite"]),
+        // The port: what the service needs from storage, in domain words. Backends implement it.
+        .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
+        .target(name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite"]),
         .target(name: "ServiceRuntime", dependencies: ["HTTPCore"]),
         .target(name: "EntitlementService",
-                dependencies: ["Entitlements", "EntitlementAPI", "EntitlementStorage", "AppStore",
+                dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
                                "JWS", "RPCCore", "HTTPCore", "ServiceRuntime"]),
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
         .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire"]),
@@ -61,7 +63,7 @@ let package = Package(
         // but the services they link (ExtraService).
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
-                               "HTTPCore", "ServiceRuntime", "EntitlementStorage",
+                               "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
                                "Entitlements", "JWS"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
@@ -70,7 +72,7 @@ let package = Package(
         // dependency of entitlementd, never built by Scripts/run nor shipped by Deploy/
         // (Scripts/lib/test-production-binary.sh checks the binary).
         .target(name: "EntitlementTesting",
-                dependencies: ["EntitlementService", "EntitlementStorage", "Entitlements", "RPCCore", "ProtobufWire"]),
+                dependencies: ["EntitlementService", "EntitlementPorts", "Entitlements", "RPCCore", "ProtobufWire"]),
         .executableTarget(name: "entitlementd-testing", dependencies: ["EntitlementDaemon", "EntitlementTesting"]),
 
         // Zero-latency verifyReceipt fake for Benchmarks/submit-receipt.sh; never part of the service.
@@ -80,7 +82,7 @@ let package = Package(
         .executableTarget(name: "entitlementd-fuzz",
                           dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1"]),
         // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
-        .executableTarget(name: "entitlementd-bench", dependencies: ["EntitlementStorage", "Entitlements"],
+        .executableTarget(name: "entitlementd-bench", dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements"],
                           path: "Benchmarks/entitlementd-bench"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
@@ -94,6 +96,6 @@ let package = Package(
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),
         .testTarget(name: "EntitlementStorageTests",
-                    dependencies: ["EntitlementStorage", "Entitlements", "SQLite"]),
+                    dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite"]),
     ]
 )

@@ -1,3 +1,4 @@
+import EntitlementPorts
 import EntitlementService
 import EntitlementStorage
 import Entitlements

@@ -1,4 +1,4 @@
-import EntitlementStorage
+import EntitlementPorts
 import RPCCore
 
 /// An RPC service registered beside the production ones, by an executable other than

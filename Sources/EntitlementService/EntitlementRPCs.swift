@@ -1,5 +1,5 @@
 import EntitlementAPI
-import EntitlementStorage
+import EntitlementPorts
 import Entitlements
 import RPCCore
 

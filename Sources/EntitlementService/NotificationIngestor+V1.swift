@@ -1,5 +1,5 @@
 import AppStore
-import EntitlementStorage
+import EntitlementPorts
 import Entitlements
 import JWS
 

@@ -1,4 +1,4 @@
-import EntitlementStorage
+import EntitlementPorts
 import RPCCore
 
 /// Maps storage failures to gRPC status at the service boundary: what the caller can act on

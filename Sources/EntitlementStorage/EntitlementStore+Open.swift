@@ -1,3 +1,4 @@
+import EntitlementPorts
 import SQLite
 
 /// Opening the writer connection: durability settings, then migrations.

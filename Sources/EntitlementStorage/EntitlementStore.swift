@@ -1,3 +1,4 @@
+import EntitlementPorts
 import Entitlements
 import SQLite
 
@@ -151,18 +152,10 @@ public actor EntitlementStore: EntitlementRepository {
     public nonisolated func history(
         userID: String, productID: String?, pageSize: Int, pageToken: String?
     ) throws -> HistoryPage {
-        var cursor: HistoryCursor?
-        if let pageToken, !pageToken.isEmpty {
-            guard let parsed = HistoryCursor(token: pageToken) else {
-                throw StoreError(code: .badPageToken,
-                                 message: "page_token is not one this service issued; "
-                                     + "start again without a page_token")
-            }
-            cursor = parsed
-        }
+        let cursor = try HistoryCursor.parse(pageToken: pageToken)
         let limit = HistoryPage.clampedPageSize(pageSize)
         // One extra row tells whether another page exists, so the last page has no token.
-        var events = try readers.withReader { reader in
+        let events = try readers.withReader { reader in
             do {
                 return try reader.history(userID: userID, productID: productID, before: cursor,
                                           limit: limit + 1)
@@ -170,11 +163,6 @@ public actor EntitlementStore: EntitlementRepository {
                 throw StoreError.storage(error, "reading history")
             }
         }
-        guard events.count > limit else { return HistoryPage(events: events, nextPageToken: "") }
-        events.removeLast(events.count - limit)
-        let last = events[limit - 1]
-        return HistoryPage(
-            events: events,
-            nextPageToken: HistoryCursor(occurredAtMs: last.occurredAtMs, eventID: last.eventID).token)
+        return HistoryPage(newestFirst: events, limit: limit)
     }
 }

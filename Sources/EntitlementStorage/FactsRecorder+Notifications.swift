@@ -1,3 +1,4 @@
+import EntitlementPorts
 import Entitlements
 import SQLite
 

@@ -1,3 +1,4 @@
+import EntitlementPorts
 import Entitlements
 import SQLite
 
@@ -32,11 +33,7 @@ extension FactsRecorder {
                                               notification: notification)
         let confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored?.value,
                                                           by: notification)
-        var incoming = transaction
-        if let cancelledAt = incoming.cancellationDateMs, let reversedAt, cancelledAt <= reversedAt,
-           !incoming.isUpgraded {
-            incoming.cancellationDateMs = nil
-        }
+        let incoming = transaction.withRefundReversed(at: reversedAt)
         guard let stored else {
             try insert(incoming, chainRow: chainRow)
             return (true, events, confirmation)

@@ -1,3 +1,4 @@
+import EntitlementPorts
 import Entitlements
 import SQLite
 
@@ -47,9 +48,6 @@ final class FactsRecorder {
         }
         for info in write.renewalInfos {
             try upsert(info, chainRow: chainRows[info.originalTransactionID]!)
-        }
-        for event in write.events where try insert(event, userRow: userRow) {
-            outcome.newEvents += 1
         }
         return outcome
     }

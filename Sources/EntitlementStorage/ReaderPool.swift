@@ -1,3 +1,5 @@
+import EntitlementPorts
+
 /// Read connections shared by the threads that read; one per thread reading at the same time.
 ///
 /// Event-loop threads call the store's reads synchronously; each borrows a connection for one

@@ -33,27 +33,4 @@ extension Transaction {
             environment: Environment(rawValue: row.string(at: 14)) ?? .production,
             declaredProductType: row.optionalString(at: 15).flatMap(ProductType.init(rawValue:)))
     }
-
-    /// The stored transaction updated with what `incoming` adds, never taking anything away.
-    ///
-    /// A late or replayed copy without a cancellation or upgrade must not clear them: a
-    /// cancellation date, once seen, stays (only a refund reversal, recorded apart, removes
-    /// one); `isUpgraded` only turns on; absent optional fields are filled in. Of two
-    /// cancellation dates the later wins: two mean Apple refunded, reversed and refunded again,
-    /// and keeping the later makes the result independent of arrival order. Everything else is
-    /// immutable per transaction_id and keeps its first stored value.
-    func merged(with incoming: Transaction) -> Transaction {
-        var merged = self
-        if let incomingCancellation = incoming.cancellationDateMs {
-            merged.cancellationDateMs = max(cancellationDateMs ?? .min, incomingCancellation)
-        }
-        merged.expiresDateMs = expiresDateMs ?? incoming.expiresDateMs
-        merged.isUpgraded = isUpgraded || incoming.isUpgraded
-        merged.subscriptionGroupIdentifier = subscriptionGroupIdentifier ?? incoming.subscriptionGroupIdentifier
-        merged.webOrderLineItemID = webOrderLineItemID ?? incoming.webOrderLineItemID
-        merged.inAppOwnershipType = inAppOwnershipType ?? incoming.inAppOwnershipType
-        merged.appAccountToken = appAccountToken ?? incoming.appAccountToken
-        merged.declaredProductType = declaredProductType ?? incoming.declaredProductType
-        return merged
-    }
 }

@@ -1,3 +1,4 @@
+import EntitlementPorts
 import Entitlements
 
 /// One unit of work for the writer thread, with the continuation that answers its caller.

@@ -1,5 +1,5 @@
 import EntitlementService
-import EntitlementStorage
+import EntitlementPorts
 import Entitlements
 import Foundation
 import RPCCore

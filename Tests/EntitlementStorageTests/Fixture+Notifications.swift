@@ -1,4 +1,5 @@
 import Entitlements
+import EntitlementPorts
 import EntitlementStorage
 
 /// Notification test facts: a V2 notification about one chain, and the events a caller derives.

@@ -1,4 +1,5 @@
 import Entitlements
+import EntitlementPorts
 import EntitlementStorage
 
 /// Test facts: plausible App Store values, Sendable so concurrent child tasks can build them.

@@ -1,12 +1,27 @@
 import Entitlements
+import EntitlementPorts
 import EntitlementStorage
 import XCTest
 
 final class HistoryTests: StoreTestCase {
-    private func event(_ id: String, at occurredAtMs: Int64, product: String = "p.monthly") -> HistoryEvent {
+    private func event(_ id: String, at occurredAtMs: Int64, product: String = "p.monthly",
+                       chain: String = "t") -> HistoryEvent {
         HistoryEvent(eventID: id, kind: .other, occurredAtMs: occurredAtMs, productID: product,
-                     transactionID: "t", originalTransactionID: "t", environment: .production,
+                     transactionID: chain, originalTransactionID: chain, environment: .production,
                      source: .notificationV2, appleNotificationType: "TEST")
+    }
+
+    /// Makes `user` own `chain` (a receipt with only its renewal info: no events of its own).
+    private func own(_ chain: String, by user: String, in store: EntitlementStore) async throws {
+        _ = try await store.write(FactsWrite(
+            userID: user, renewalInfos: [RenewalInfo(originalTransactionID: chain, autoRenewStatus: true, signedDateMs: 0)],
+            source: .receipt))
+    }
+
+    /// Records `events` the way notifications do: they join the history of their chain's owner.
+    private func record(_ events: [HistoryEvent], _ sourceID: String, in store: EntitlementStore) async throws {
+        _ = try await store.apply(NotificationWrite(source: .notificationV2, sourceID: sourceID, signedDateMs: 0,
+                                                    events: events))
     }
 
     /// Pages through everything, asserting each page's size.
@@ -32,9 +47,10 @@ final class HistoryTests: StoreTestCase {
         var expected = (0..<1_201).map { index in event("e\(index)", at: Int64(1_000 + index % 13)) }
         var generator = SystemRandomNumberGenerator()
         expected.shuffle(using: &generator)
+        try await own("t", by: "alice", in: store)
         for chunk in stride(from: 0, to: expected.count, by: 100) {
             let events = Array(expected[chunk..<min(chunk + 100, expected.count)])
-            _ = try await store.write(FactsWrite(userID: "alice", source: .notificationV2, events: events))
+            try await record(events, "chunk-\(chunk)", in: store)
         }
         expected.sort { ($0.occurredAtMs, $0.eventID) > ($1.occurredAtMs, $1.eventID) }
 
@@ -53,9 +69,10 @@ final class HistoryTests: StoreTestCase {
     func testProductFilter() async throws {
         let store = try openStore()
         let events = (0..<30).map { event("e\($0)", at: Int64($0), product: $0 % 3 == 0 ? "p.yearly" : "p.monthly") }
-        _ = try await store.write(FactsWrite(userID: "alice", source: .notificationV2, events: events))
-        _ = try await store.write(FactsWrite(userID: "bob", source: .notificationV2,
-                                             events: [event("b1", at: 5, product: "p.yearly")]))
+        try await own("t", by: "alice", in: store)
+        try await own("b", by: "bob", in: store)
+        try await record(events, "alice-events", in: store)
+        try await record([event("b1", at: 5, product: "p.yearly", chain: "b")], "bob-events", in: store)
         let yearly = try allPages(store, user: "alice", product: "p.yearly", pageSize: 4)
         XCTAssertEqual(yearly.map(\.eventID), stride(from: 27, through: 0, by: -3).map { "e\($0)" })
         XCTAssertEqual(try allPages(store, user: "alice", product: "p.none", pageSize: 4), [])

@@ -1,4 +1,5 @@
 import Entitlements
+import EntitlementPorts
 import EntitlementStorage
 import XCTest
 

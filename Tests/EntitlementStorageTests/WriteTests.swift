@@ -1,4 +1,5 @@
 import Entitlements
+import EntitlementPorts
 import EntitlementStorage
 import XCTest
 
@@ -26,20 +27,9 @@ final class WriteTests: StoreTestCase {
         let replay = try await store.write(write)
         XCTAssertEqual(replay, WriteOutcome(newTransactions: 0, newEvents: 0, alreadyProcessed: true))
 
-        let event = HistoryEvent(eventID: "notification:abc", kind: .autoRenewDisabled,
-                                 occurredAtMs: 10, productID: "com.example.monthly",
-                                 transactionID: "2", originalTransactionID: "1",
-                                 environment: .sandbox, source: .notificationV2,
-                                 appleNotificationType: "DID_CHANGE_RENEWAL_STATUS")
-        let notification = FactsWrite(userID: "alice", source: .notificationV2, sourceID: "abc",
-                                      events: [event])
-        let delivered = try await store.write(notification)
-        XCTAssertEqual(delivered, WriteOutcome(newTransactions: 0, newEvents: 1, alreadyProcessed: false))
-        let redelivered = try await store.write(notification)
-        XCTAssertEqual(redelivered, WriteOutcome(newTransactions: 0, newEvents: 0, alreadyProcessed: true))
         let history = try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil)
         // Both transactions share a purchase date: the tie is broken by event id, descending.
-        XCTAssertEqual(history.events.map(\.eventID), ["renewal:2", "purchase:1", "notification:abc"])
+        XCTAssertEqual(history.events.map(\.eventID), ["renewal:2", "purchase:1"])
         await store.close()
     }
 

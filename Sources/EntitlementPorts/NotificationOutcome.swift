@@ -2,8 +2,8 @@
 public struct NotificationOutcome: Sendable, Hashable {
     /// The ``NotificationWrite/sourceID`` had been applied before: nothing changed.
     public var duplicate: Bool
-    /// The owners of the chains the notification is about (sorted); their cached facts were
-    /// dropped. Empty when no user owns any of them yet: the facts are kept for the chain and
+    /// The owners of the chains the notification is about (sorted); reads of their facts see
+    /// the change. Empty when no user owns any of them yet: the facts are kept for the chain and
     /// join a user's facts and history once a receipt binds the chain.
     public var ownerUserIDs: [String]
     /// Transactions stored for the first time (a known transaction_id counts 0, even if updated).

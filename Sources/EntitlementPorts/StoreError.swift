@@ -1,8 +1,9 @@
-/// Why the entitlement store could not do what was asked, in words the caller can act on.
+/// Why an ``EntitlementRepository`` could not do what was asked, in words the caller can act on.
 ///
-/// The code is extensible (a struct, not a public enum) so new codes are not breaking changes;
-/// the service maps codes to gRPC status. ``cause`` holds the underlying error (e.g. a
-/// ``SQLite/SQLiteError``) for logs only: it may contain SQL and paths.
+/// Every implementation (SQLite, in memory, later PostgreSQL) throws these and nothing else, so
+/// the service decides on the code alone. The code is extensible (a struct, not a public enum)
+/// so new codes are not breaking changes; the service maps codes to gRPC status. ``cause``
+/// holds the underlying error (e.g. SQLite's) for logs only: it may contain SQL and paths.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
@@ -17,11 +18,11 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let ownershipConflict = Code(.ownershipConflict)
         /// The page token was not one this store issued (INVALID_ARGUMENT).
         public static let badPageToken = Code(.badPageToken)
-        /// The database was written by a newer entitlementd; refusing protects it.
+        /// The stored data was written by a newer entitlementd; refusing protects it.
         public static let schemaTooNew = Code(.schemaTooNew)
-        /// The database's applied migrations differ from this binary's: history was edited.
+        /// The stored data's applied migrations differ from this binary's: history was edited.
         public static let schemaMismatch = Code(.schemaMismatch)
-        /// SQLite or the file system failed (disk full, I/O error, lock timeout); retrying may help.
+        /// The storage failed (disk full, I/O error, lock timeout); retrying may help.
         public static let storageFailure = Code(.storageFailure)
         /// The store was closed (shutdown in progress).
         public static let closed = Code(.closed)
@@ -46,13 +47,4 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         guard let cause else { return "\(code): \(message)" }
         return "\(code): \(message) (cause: \(cause))"
     }
-
-    /// Wraps a lower-level failure as ``Code/storageFailure`` unless it already is a StoreError.
-    static func storage(_ error: any Error, _ what: String) -> StoreError {
-        if let error = error as? StoreError { return error }
-        return StoreError(code: .storageFailure, message: "\(what) failed; retry later", cause: error)
-    }
-
-    static let closedStore = StoreError(
-        code: .closed, message: "the entitlement store is closed; the service is shutting down")
 }

@@ -1,25 +1,24 @@
 import Entitlements
 
-/// Facts about one user that arrived together (one receipt, one notification), written atomically.
+/// Facts about one user that arrived together (one receipt, one signed transaction), written
+/// atomically. History events are derived from them by the store (``HistoryDerivation``);
+/// notification-driven events arrive with a ``NotificationWrite``, which is about chains.
 public struct FactsWrite: Sendable {
     public var userID: String
     public var transactions: [Transaction]
     public var renewalInfos: [RenewalInfo]
     public var source: HistoryEvent.Source
-    /// The receipt hash or notification id, recorded as processed; `nil` records nothing.
+    /// The receipt or signed transaction hash, recorded as processed; `nil` records nothing.
     public var sourceID: String?
-    /// Events the caller derived itself (notification-driven kinds), stored for ``userID``.
-    public var events: [HistoryEvent]
 
     public init(
         userID: String, transactions: [Transaction] = [], renewalInfos: [RenewalInfo] = [],
-        source: HistoryEvent.Source, sourceID: String? = nil, events: [HistoryEvent] = []
+        source: HistoryEvent.Source, sourceID: String? = nil
     ) {
         self.userID = userID
         self.transactions = transactions
         self.renewalInfos = renewalInfos
         self.source = source
         self.sourceID = sourceID
-        self.events = events
     }
 }

@@ -1,14 +1,25 @@
 import Entitlements
 
-/// The storage the entitlement service depends on: write facts, read facts, page history.
+/// What the entitlement service needs from storage, in the domain's words: record what a
+/// receipt or a notification told us, read a user's facts, page a user's history.
 ///
-/// ``EntitlementStore`` is the SQLite implementation; a PostgreSQL one for stateless replicas
-/// can follow without touching the service. Every error thrown is a ``StoreError``.
+/// The service knows only this protocol; the composition root picks the implementation:
+/// `EntitlementStore` (EntitlementStorage, SQLite) in production, `InMemoryEntitlementStore`
+/// (EntitlementMemoryStore) in tests and as the reference a PostgreSQL one for stateless
+/// replicas must match. One contract suite (Tests/EntitlementRepositoryContractTests) runs
+/// against every implementation. Every error thrown is a ``StoreError``.
+///
 /// Reads are synchronous because they run on event-loop threads on the hot path; an
 /// implementation must make them cheap and thread-safe, and must make an acknowledged write
 /// visible to every read that starts after the acknowledgement.
 public protocol EntitlementRepository: Sendable {
     /// Stores `write` durably; returns only once it is durable and visible to reads.
+    ///
+    /// The chains it names become the user's: a chain no user owns is bound (its waiting
+    /// notification events join the user's history); one another user owns moves under
+    /// ``TransferPolicy/transfer`` (the previous owner's history records the move) or fails the
+    /// whole write under ``TransferPolicy/reject``. A replayed ``FactsWrite/sourceID`` is
+    /// reported in ``WriteOutcome/alreadyProcessed`` and adds nothing new.
     func write(_ write: FactsWrite) async throws -> WriteOutcome
 
     /// Applies an App Store Server Notification once per ``NotificationWrite/sourceID``; returns
