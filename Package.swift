@@ -47,6 +47,8 @@ let package = Package(
         // The port: what the service needs from storage, in domain words. Backends implement it.
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
         .target(name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite"]),
+        // The in-memory backend: the reference implementation of the port, for tests only.
+        .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         .target(name: "ServiceRuntime", dependencies: ["HTTPCore"]),
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
@@ -97,5 +99,8 @@ let package = Package(
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),
         .testTarget(name: "EntitlementStorageTests",
                     dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite"]),
+        // One contract suite, run against every EntitlementRepository backend.
+        .testTarget(name: "EntitlementRepositoryContractTests",
+                    dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements"]),
     ]
 )

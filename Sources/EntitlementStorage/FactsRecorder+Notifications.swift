@@ -16,9 +16,7 @@ extension FactsRecorder {
     func apply(_ notification: NotificationWrite, affectedUsers: inout Set<String>) throws
         -> NotificationOutcome {
         if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
-            throw StoreError(code: .invalidWrite,
-                             message: "notification \(notification.sourceID): event \(orphan.eventID) "
-                                 + "names no original transaction, so no chain can hold it")
+            throw StoreError.eventWithoutChain(sourceID: notification.sourceID, eventID: orphan.eventID)
         }
         let now = clock()
         if try markProcessed(notification.source, notification.sourceID, userRow: nil, now: now) {

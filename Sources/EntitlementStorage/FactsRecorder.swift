@@ -104,10 +104,7 @@ final class FactsRecorder {
         guard ownerRow != userRow else { return chain.row }
 
         guard transferPolicy == .transfer else {
-            throw StoreError(
-                code: .ownershipConflict,
-                message: "original transaction \(chainID) belongs to another user; "
-                    + "submit it as that user, or run with the transfer ownership policy")
+            throw StoreError.ownershipConflict(originalTransactionID: chainID)
         }
         try setOwner(of: chain.row, to: userRow, now: now)
         let transfer = HistoryDerivation.ownershipTransfer(

@@ -21,4 +21,14 @@ enum Fixture {
         FactsWrite(userID: userID, transactions: transactions, renewalInfos: renewals,
                    source: .receipt, sourceID: sourceID)
     }
+
+    /// A V2 notification about chains (the contract suite has the richer notification fixtures).
+    static func notification(
+        _ uuid: String, signedAt: Int64 = 1_700_000_001_000, transactions: [Transaction] = [],
+        renewals: [RenewalInfo] = [], events: [HistoryEvent] = [], reversedRefunds: [String] = []
+    ) -> NotificationWrite {
+        NotificationWrite(source: .notificationV2, sourceID: uuid, signedDateMs: signedAt,
+                          transactions: transactions, renewalInfos: renewals, events: events,
+                          reversedRefunds: reversedRefunds)
+    }
 }

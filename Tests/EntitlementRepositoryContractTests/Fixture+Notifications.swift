@@ -1,6 +1,5 @@
-import Entitlements
 import EntitlementPorts
-import EntitlementStorage
+import Entitlements
 
 /// Notification test facts: a V2 notification about one chain, and the events a caller derives.
 extension Fixture {

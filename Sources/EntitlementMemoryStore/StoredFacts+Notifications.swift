@@ -1,0 +1,53 @@
+import EntitlementPorts
+import Entitlements
+
+/// Applying a ``NotificationWrite``: facts per chain, for whoever owns it or for nobody yet.
+extension StoredFacts {
+    mutating func apply(_ notification: NotificationWrite) throws -> NotificationOutcome {
+        if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
+            throw StoreError.eventWithoutChain(sourceID: notification.sourceID, eventID: orphan.eventID)
+        }
+        let key = SourceKey(source: notification.source, sourceID: notification.sourceID)
+        guard processedSources.insert(key).inserted else { return NotificationOutcome(duplicate: true) }
+        var outcome = NotificationOutcome()
+        var owners = Set<String>()
+        // Reversals first, so a cancellation in the same notification is judged against them.
+        for transactionID in notification.reversedRefunds {
+            refundReversals[transactionID] = max(refundReversals[transactionID] ?? .min, notification.signedDateMs)
+            if let stored = transactions[transactionID] {
+                transactions[transactionID] = stored.withRefundReversed(at: notification.signedDateMs)
+            }
+            if let chainID = chainOfTransaction[transactionID], let owner = chains[chainID]?.ownerID {
+                owners.insert(owner)
+            }
+        }
+        let chainIDs = Self.unique(notification.transactions.map(\.originalTransactionID)
+            + notification.renewalInfos.map(\.originalTransactionID)
+            + notification.events.map(\.originalTransactionID))
+        for chainID in chainIDs {
+            // A chain no user owns yet exists from now on, so a receipt later binds it.
+            guard let chain = chains[chainID] else {
+                chains[chainID] = Chain()
+                continue
+            }
+            if let owner = chain.ownerID { owners.insert(owner) }
+        }
+        for transaction in notification.transactions {
+            let stored = store(transaction, chainID: transaction.originalTransactionID, source: notification.source,
+                               notification: notification.report)
+            if stored.isNew { outcome.newTransactions += 1 }
+            for event in stored.events where insert(event, intoChain: transaction.originalTransactionID) {
+                outcome.newEvents += 1
+            }
+            if let confirmation = stored.confirmation { confirm(confirmation) }
+        }
+        for info in notification.renewalInfos {
+            upsert(info)
+        }
+        for event in notification.events where insert(event, intoChain: event.originalTransactionID) {
+            outcome.newEvents += 1
+        }
+        outcome.ownerUserIDs = owners.sorted()
+        return outcome
+    }
+}

@@ -1,0 +1,74 @@
+import EntitlementMemoryStore
+import EntitlementPorts
+import EntitlementStorage
+import Entitlements
+import Foundation
+import Testing
+
+/// Every implementation of ``EntitlementRepository``: each contract test runs once per case.
+///
+/// A new backend (PostgreSQL) adds a case here and must pass the whole suite unchanged.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// The production store on a real temporary file (WAL, writer thread, facts cache).
+    case sqlite
+    /// The reference implementation in memory.
+    case memory
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with a fresh, empty repository of this backend; closes and removes it after.
+    ///
+    /// SQLite's facts cache is kept small, so evictions and misses race the writer's
+    /// invalidations in the concurrent tests.
+    func withRepository(
+        policy: TransferPolicy = .transfer, _ body: (any EntitlementRepository) async throws -> Void
+    ) async throws {
+        switch self {
+        case .sqlite:
+            let directory = NSTemporaryDirectory() + "entitlement-contract-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let store = try EntitlementStore(
+                path: directory + "/entitlements.sqlite",
+                configuration: .init(transferPolicy: policy, factsCacheCapacity: 128))
+            do {
+                try await body(store)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        case .memory:
+            try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: wallClockMs))
+        }
+    }
+}
+
+@Sendable func wallClockMs() -> Int64 {
+    Int64(Date().timeIntervalSince1970 * 1_000)
+}
+
+/// Asserts that `body` throws a ``StoreError`` with `code`; returns it for more checks.
+@discardableResult
+func expectStoreError(
+    _ code: StoreError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Void
+) async -> StoreError? {
+    do {
+        try await body()
+        Issue.record("expected StoreError \(code), nothing was thrown", sourceLocation: sourceLocation)
+    } catch let error as StoreError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected StoreError \(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+func transactionIDs(_ facts: UserFacts) -> Set<String> {
+    Set(facts.transactions.map(\.transactionID))
+}
+
+func historyIDs(_ repository: any EntitlementRepository, _ user: String) throws -> [String] {
+    try repository.history(userID: user, productID: nil, pageSize: 0, pageToken: nil).events.map(\.eventID)
+}
