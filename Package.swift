@@ -102,5 +102,9 @@ let package = Package(
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements"]),
+        // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
+        .testTarget(name: "EntitlementServiceTests",
+                    dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",
+                                   "EntitlementAPI", "AppStore", "JWS", "RPCCore", "ServiceRuntime"]),
     ]
 )

@@ -107,6 +107,6 @@ extension ReceiptVerifier {
         let base = configuration.initialBackoff * (1 << min(failures - 1, 16))
         let ceiling = min(base, configuration.maxBackoff)
         let ceilingMs = Double(ceiling.components.seconds) * 1000 + Double(ceiling.components.attoseconds) / 1e15
-        try await Task.sleep(for: .milliseconds(Int64(Double.random(in: 0...max(1, ceilingMs)))))
+        try await sleep(.milliseconds(Int64(Double.random(in: 0...max(1, ceilingMs)))))
     }
 }

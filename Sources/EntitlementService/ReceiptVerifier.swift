@@ -59,18 +59,22 @@ public actor ReceiptVerifier {
     nonisolated let flights = SingleFlight<String, VerifiedReceipt>()
     nonisolated let now: @Sendable () -> Int64
     nonisolated let observe: AppleCallObserver?
+    /// Waits out a backoff; injectable so tests check the delays without spending them.
+    nonisolated let sleep: @Sendable (Duration) async throws -> Void
 
     /// Told about every call to Apple: the environment asked, the outcome (Apple's status
     /// number, `http_NNN` or `transport_error`) and how long it took.
     public typealias AppleCallObserver = @Sendable (_ environment: Environment, _ outcome: String, _ seconds: Double) -> Void
 
     public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping @Sendable () -> Int64,
-                observe: AppleCallObserver? = nil) {
+                observe: AppleCallObserver? = nil,
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.configuration = configuration
         self.client = client
         self.permits = FairSemaphore(permits: configuration.maxConcurrency)
         self.now = now
         self.observe = observe
+        self.sleep = sleep
     }
 
     /// Callers waiting for a free Apple connection now.

@@ -1,0 +1,72 @@
+import AppStore
+@testable import EntitlementService
+import Entitlements
+import Foundation
+import Synchronization
+
+/// The service's collaborators for tests: a fixed clock, sleeps that only record what the
+/// verifier asked for (so backoff costs no time and is checked exactly), and a verifier wired
+/// to a ``ScriptedApple``.
+enum Harness {
+    static let now: Int64 = 1_750_000_000_000
+    static let clock: @Sendable () -> Int64 = { now }
+
+    /// Records every backoff the verifier requests instead of sleeping.
+    final class Sleeps: Sendable {
+        private let requested = Mutex<[Duration]>([])
+        var durations: [Duration] { requested.withLock { $0 } }
+
+        var sleep: @Sendable (Duration) async throws -> Void {
+            { [self] duration in
+                requested.withLock { $0.append(duration) }
+                try Task.checkCancellation()
+            }
+        }
+    }
+
+    static func verifierConfiguration(
+        maxAttempts: Int = 4, malformedRetries: Int = 2, initialBackoff: Duration = .milliseconds(100),
+        maxBackoff: Duration = .seconds(2), bundleID: String? = nil
+    ) -> ReceiptVerifier.Configuration {
+        ReceiptVerifier.Configuration(
+            productionURL: ScriptedApple.production, sandboxURL: ScriptedApple.sandbox,
+            sharedSecret: "shared-secret", bundleID: bundleID, maxConcurrency: 8, maxAttempts: maxAttempts,
+            malformedRetries: malformedRetries, initialBackoff: initialBackoff, maxBackoff: maxBackoff)
+    }
+
+    static func verifier(
+        _ apple: ScriptedApple, _ configuration: ReceiptVerifier.Configuration = verifierConfiguration(),
+        sleeps: Sleeps = Sleeps()
+    ) -> ReceiptVerifier {
+        ReceiptVerifier(configuration: configuration, client: apple, now: clock, sleep: sleeps.sleep)
+    }
+
+    /// A valid verifyReceipt answer for one subscription chain.
+    static func validReceipt(
+        chain: String = "1000", environment: Environment = .production, bundleID: String? = "com.example.app"
+    ) -> VerifyReceiptResponse {
+        let transaction = Transaction(
+            transactionID: chain, originalTransactionID: chain, productID: "com.example.monthly",
+            purchaseDateMs: now - 86_400_000, expiresDateMs: now + 29 * 86_400_000,
+            subscriptionGroupIdentifier: "group", environment: environment)
+        return VerifyReceiptResponse(status: 0, environment: environment, bundleID: bundleID,
+                                     transactions: [transaction])
+    }
+}
+
+/// Waits until `condition` holds, polling; fails after a bound generous enough for a loaded
+/// machine. A correctness wait, never a performance assertion.
+func eventually(_ what: String, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            throw WaitTimedOut(what: what)
+        }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+struct WaitTimedOut: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "gave up waiting: \(what)" }
+}

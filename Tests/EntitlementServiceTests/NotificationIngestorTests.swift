@@ -1,0 +1,149 @@
+import EntitlementMemoryStore
+import EntitlementPorts
+@testable import EntitlementService
+import Entitlements
+import JWS
+import Testing
+
+/// The ingestor's answers to Apple (200 applied / orphan / duplicate, 4xx never valid, 5xx
+/// retry) and what each leaves in the repository, for V1 and V2.
+struct NotificationIngestorTests {
+    private let first = AppleNotifications.subscription("100", chain: "100")
+    private let renewal = AppleNotifications.subscription("101", chain: "100")
+
+    @Test func aV2NotificationForAnOwnedChainIsAppliedForItsOwner() async throws {
+        let harness = try IngestorHarness()
+        _ = try await harness.receipt("alice", [first])
+        let body = try harness.notifications.v2("uuid-renew", "DID_RENEW", transaction: renewal)
+        let answer = await harness.ingestor.ingest(body)
+        #expect(answer.status == 200)
+        #expect(answer.notificationID == "v2:uuid-renew")
+        #expect(harness.lastLabels == .init(version: "v2", type: "DID_RENEW", outcome: "applied"))
+        let facts = try harness.repository.facts(userID: "alice")
+        #expect(Set(facts.transactions.map(\.transactionID)) == ["100", "101"])
+        let renewed = try harness.history("alice").first { $0.eventID == "renewal:101" }
+        #expect(renewed?.appleNotificationType == "DID_RENEW")
+        #expect(renewed?.source == .notificationV2)
+    }
+
+    @Test func aV2NotificationNobodyOwnsIsKeptUntilAReceiptBindsIt() async throws {
+        let harness = try IngestorHarness()
+        let body = try harness.notifications.v2("uuid-off", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED",
+                                                transaction: first)
+        let answer = await harness.ingestor.ingest(body)
+        #expect(answer.status == 200, "accepted, so Apple does not redeliver for days")
+        #expect(answer.reason.contains("no user owns the chain yet"))
+        #expect(harness.lastLabels?.outcome == "orphan")
+
+        let bound = try await harness.receipt("bob", [first])
+        #expect(bound.newEvents == 2, "the purchase and the waiting auto-renew event join bob's history")
+        #expect(try harness.history("bob").map(\.kind) == [.autoRenewDisabled, .purchase])
+    }
+
+    @Test func aRedeliveredNotificationIsADuplicateAndChangesNothing() async throws {
+        let harness = try IngestorHarness()
+        _ = try await harness.receipt("alice", [first])
+        let body = try harness.notifications.v2("uuid-once", "DID_RENEW", transaction: renewal)
+        _ = await harness.ingestor.ingest(body)
+        let before = try harness.history("alice")
+        let again = await harness.ingestor.ingest(body)
+        #expect(again.status == 200, "a duplicate is acknowledged: Apple must stop retrying")
+        #expect(again.reason.hasPrefix("duplicate"))
+        #expect(harness.lastLabels?.outcome == "duplicate")
+        #expect(try harness.history("alice") == before)
+    }
+
+    @Test func aRefundAndItsReversalInEitherOrderLeaveTheSubscriptionActive() async throws {
+        for reversalFirst in [false, true] {
+            let harness = try IngestorHarness()
+            _ = try await harness.receipt("alice", [first])
+            let refunded = AppleNotifications.subscription("100", chain: "100", cancelledAt: Harness.now - 3_600_000)
+            let refund = try harness.notifications.v2("uuid-refund", "REFUND", transaction: refunded,
+                                                      signedAt: Harness.now - 3_000_000)
+            let reversal = try harness.notifications.v2("uuid-reversed", "REFUND_REVERSED", transaction: first,
+                                                        signedAt: Harness.now - 1_000_000)
+            for body in reversalFirst ? [reversal, refund] : [refund, reversal] {
+                #expect(await harness.ingestor.ingest(body).status == 200)
+            }
+            let facts = try harness.repository.facts(userID: "alice")
+            let state = EntitlementRules.entitlements(for: facts, at: .now(Harness.now), catalog: .empty).first?.state
+            #expect(state == .active, "reversal first: \(reversalFirst)")
+        }
+    }
+
+    @Test func aTestNotificationIsAcknowledgedAndStoresNothing() async throws {
+        let harness = try IngestorHarness()
+        let answer = await harness.ingestor.ingest(try harness.notifications.v2("uuid-test", "TEST"))
+        #expect(answer.status == 200)
+        #expect(harness.lastLabels == .init(version: "v2", type: "TEST", outcome: "test"))
+    }
+
+    @Test func aV2SignedByAnotherAuthorityIsRefusedAndStoresNothing() async throws {
+        let harness = try IngestorHarness()
+        _ = try await harness.receipt("alice", [first])
+        let stranger = try AppleNotifications()
+        let answer = await harness.ingestor.ingest(try stranger.v2("uuid-forged", "DID_RENEW", transaction: renewal))
+        #expect(answer.status == 401)
+        #expect(harness.lastLabels == .init(version: "v2", type: "unverified", outcome: "rejected"),
+                "strangers cannot grow metric labels")
+        #expect(try harness.repository.facts(userID: "alice").transactions.map(\.transactionID) == ["100"])
+    }
+
+    @Test func malformedBodiesAreRefusedAsNeverValid() async throws {
+        let harness = try IngestorHarness()
+        #expect(await harness.ingestor.ingest(Array("not json".utf8)).status == 400)
+        #expect(await harness.ingestor.ingest(AppleNotifications.envelope("not.a.jws")).status == 400)
+        #expect(await harness.ingestor.ingest(AppleNotifications.envelope("abc")).status == 400)
+        let tooLarge = [UInt8](repeating: UInt8(ascii: " "), count: (1 << 20) + 1)
+        #expect(await harness.ingestor.ingest(tooLarge).status == 413)
+    }
+
+    @Test func anotherAppsNotificationIsForbidden() async throws {
+        let harness = try IngestorHarness()
+        let v2 = try harness.notifications.v2("uuid-other", "DID_RENEW", transaction: renewal, bundleID: "com.other.app")
+        #expect(await harness.ingestor.ingest(v2).status == 403)
+        let v1 = AppleNotifications.v1("DID_RENEW", transactions: [first, renewal], bundleID: "com.other.app")
+        #expect(await harness.ingestor.ingest(v1).status == 403)
+    }
+
+    @Test func aV1NotificationNeedsTheSharedSecret() async throws {
+        let harness = try IngestorHarness()
+        _ = try await harness.receipt("alice", [first])
+        let wrong = AppleNotifications.v1("DID_RENEW", transactions: [first, renewal], password: "guess")
+        #expect(await harness.ingestor.ingest(wrong).status == 401)
+        #expect(harness.lastLabels == .init(version: "v1", type: "unverified", outcome: "rejected"))
+        #expect(try harness.repository.facts(userID: "alice").transactions.count == 1)
+
+        let body = AppleNotifications.v1("DID_RENEW", transactions: [first, renewal])
+        let answer = await harness.ingestor.ingest(body)
+        #expect(answer.status == 200)
+        #expect(answer.notificationID.hasPrefix("v1:"), "V1 is idempotent by the hash of its body")
+        #expect(harness.lastLabels == .init(version: "v1", type: "DID_RENEW", outcome: "applied"))
+        #expect(try harness.repository.facts(userID: "alice").transactions.count == 2)
+        #expect(await harness.ingestor.ingest(body).reason.hasPrefix("duplicate"))
+
+        let unconfigured = try IngestorHarness(sharedSecret: nil)
+        #expect(await unconfigured.ingestor.ingest(body).status == 401, "without a secret V1 cannot be authenticated")
+        let empty = try IngestorHarness(sharedSecret: "")
+        #expect(await empty.ingestor.ingest(AppleNotifications.v1("DID_RENEW", transactions: [first], password: ""))
+            .status == 401, "an empty secret is no secret")
+    }
+
+    @Test func aStorageFailureAsksAppleToRetry() async throws {
+        let harness = try IngestorHarness(repository: FailingRepository())
+        let answer = await harness.ingestor.ingest(try harness.notifications.v2("uuid-later", "DID_RENEW", transaction: renewal))
+        #expect(answer.status >= 500, "5xx: Apple redelivers later")
+        #expect(harness.lastLabels?.outcome == "failed")
+    }
+}
+
+/// A repository whose storage is gone (disk full, shutting down): every call fails retryably.
+private struct FailingRepository: EntitlementRepository {
+    private var failure: StoreError { StoreError(code: .storageFailure, message: "disk full; retry later") }
+    func write(_ write: FactsWrite) async throws -> WriteOutcome { throw failure }
+    func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome { throw failure }
+    func facts(userID: String) throws -> UserFacts { throw failure }
+    func history(userID: String, productID: String?, pageSize: Int, pageToken: String?) throws -> HistoryPage {
+        throw failure
+    }
+}
