@@ -14,7 +14,8 @@ extension StoredFacts {
         }
         var outcome = WriteOutcome()
         if let sourceID = write.sourceID {
-            outcome.alreadyProcessed = !processedSources.insert(SourceKey(source: write.source, sourceID: sourceID)).inserted
+            let key = SourceKey(source: write.source, sourceID: sourceID)
+            outcome.alreadyProcessed = !processedSources.insert(key).inserted
         }
         for chainID in chainIDs {
             let sample = write.transactions.first { $0.originalTransactionID == chainID }

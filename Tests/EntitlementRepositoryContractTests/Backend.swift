@@ -3,6 +3,7 @@ import EntitlementPorts
 import EntitlementStorage
 import Entitlements
 import Foundation
+import Synchronization
 import Testing
 
 /// Every implementation of ``EntitlementRepository``: each contract test runs once per case.
@@ -20,8 +21,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     ///
     /// SQLite's facts cache is kept small, so evictions and misses race the writer's
     /// invalidations in the concurrent tests.
+    /// `clock` (Unix ms) dates what the store itself dates, such as an ownership transfer.
     func withRepository(
-        policy: TransferPolicy = .transfer, _ body: (any EntitlementRepository) async throws -> Void
+        policy: TransferPolicy = .transfer, clock: @escaping @Sendable () -> Int64 = wallClockMs,
+        _ body: (any EntitlementRepository) async throws -> Void
     ) async throws {
         switch self {
         case .sqlite:
@@ -30,7 +33,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             let store = try EntitlementStore(
                 path: directory + "/entitlements.sqlite",
-                configuration: .init(transferPolicy: policy, factsCacheCapacity: 128))
+                configuration: .init(transferPolicy: policy, factsCacheCapacity: 128, clock: clock))
             do {
                 try await body(store)
             } catch {
@@ -39,13 +42,28 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             }
             await store.close()
         case .memory:
-            try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: wallClockMs))
+            try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: clock))
         }
     }
 }
 
 @Sendable func wallClockMs() -> Int64 {
     Int64(Date().timeIntervalSince1970 * 1_000)
+}
+
+/// A clock that moves one millisecond each time it is read: every store-dated fact gets its
+/// own instant without the test sleeping.
+final class TickingClock: Sendable {
+    private let ms: Mutex<Int64>
+
+    init(startingAt ms: Int64) { self.ms = Mutex(ms) }
+
+    var read: @Sendable () -> Int64 {
+        { [self] in ms.withLock { ms in
+            ms += 1
+            return ms
+        } }
+    }
 }
 
 /// Asserts that `body` throws a ``StoreError`` with `code`; returns it for more checks.

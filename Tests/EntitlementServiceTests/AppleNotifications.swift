@@ -22,7 +22,8 @@ struct AppleNotifications: Sendable {
     ) throws -> [UInt8] {
         let signer = authority.signer
         let signedTransaction = try transaction.map {
-            try signer.sign(JWSTransactionPayload(transaction: $0, bundleID: bundleID, signedDateMs: signedAt).jsonBody())
+            try signer.sign(
+                JWSTransactionPayload(transaction: $0, bundleID: bundleID, signedDateMs: signedAt).jsonBody())
         }
         let signedRenewal = try renewal.map {
             try signer.sign(JWSRenewalInfoPayload(renewalInfo: $0, productID: transaction?.productID,

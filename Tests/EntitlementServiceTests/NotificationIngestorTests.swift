@@ -100,7 +100,8 @@ struct NotificationIngestorTests {
 
     @Test func anotherAppsNotificationIsForbidden() async throws {
         let harness = try IngestorHarness()
-        let v2 = try harness.notifications.v2("uuid-other", "DID_RENEW", transaction: renewal, bundleID: "com.other.app")
+        let v2 = try harness.notifications.v2("uuid-other", "DID_RENEW", transaction: renewal,
+                                              bundleID: "com.other.app")
         #expect(await harness.ingestor.ingest(v2).status == 403)
         let v1 = AppleNotifications.v1("DID_RENEW", transactions: [first, renewal], bundleID: "com.other.app")
         #expect(await harness.ingestor.ingest(v1).status == 403)
@@ -131,7 +132,8 @@ struct NotificationIngestorTests {
 
     @Test func aStorageFailureAsksAppleToRetry() async throws {
         let harness = try IngestorHarness(repository: FailingRepository())
-        let answer = await harness.ingestor.ingest(try harness.notifications.v2("uuid-later", "DID_RENEW", transaction: renewal))
+        let body = try harness.notifications.v2("uuid-later", "DID_RENEW", transaction: renewal)
+        let answer = await harness.ingestor.ingest(body)
         #expect(answer.status >= 500, "5xx: Apple redelivers later")
         #expect(harness.lastLabels?.outcome == "failed")
     }

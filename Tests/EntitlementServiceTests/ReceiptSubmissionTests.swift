@@ -20,13 +20,15 @@ struct ReceiptSubmissionTests {
         let submission: ReceiptSubmission
         let notifications: AppleNotifications
 
-        init(_ answers: [ScriptedApple.Answer], policy: TransferPolicy = .transfer, verifyCacheTTLMs: Int64? = nil) throws {
+        init(_ answers: [ScriptedApple.Answer], policy: TransferPolicy = .transfer,
+             verifyCacheTTLMs: Int64? = nil) throws {
             apple = ScriptedApple(answers)
             repository = InMemoryEntitlementStore(transferPolicy: policy, clock: Harness.clock)
             notifications = try AppleNotifications()
             let jws = JWSVerifier(trustedRoots: try TrustedRoots(pem: notifications.authority.rootPEM))
             submission = ReceiptSubmission(
-                verifier: Harness.verifier(apple), signedTransactions: SignedTransactionVerifier(verifier: jws, bundleID: AppleNotifications.bundleID),
+                verifier: Harness.verifier(apple),
+                signedTransactions: SignedTransactionVerifier(verifier: jws, bundleID: AppleNotifications.bundleID),
                 repository: repository, catalog: .empty, verifyCacheTTLMs: verifyCacheTTLMs, now: Harness.clock)
         }
 
@@ -117,7 +119,9 @@ struct ReceiptSubmissionTests {
         let service = try Service([])
         await #expect(throws: RPCError.self) { _ = try await service.submit("", receipt: receipt) }
         await #expect(throws: RPCError.self) { _ = try await service.submit("alice") }
-        await #expect(throws: RPCError.self) { _ = try await service.submit("alice", receipt: receipt, signed: "x.y.z") }
+        await #expect(throws: RPCError.self) {
+            _ = try await service.submit("alice", receipt: receipt, signed: "x.y.z")
+        }
         await #expect(throws: RPCError.self) { _ = try await service.submit("alice", receipt: "not base64!") }
         #expect(service.apple.calls.isEmpty)
     }

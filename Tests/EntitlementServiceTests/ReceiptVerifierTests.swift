@@ -87,7 +87,8 @@ struct ReceiptVerifierTests {
         }
         #expect(apple.calls.count == 8)
         // Full jitter: each wait is random below min(initial * 2^(n-1), max).
-        let ceilings: [Duration] = [.milliseconds(100), .milliseconds(200)] + Array(repeating: .milliseconds(250), count: 5)
+        let ceilings: [Duration] = [.milliseconds(100), .milliseconds(200)]
+            + Array(repeating: .milliseconds(250), count: 5)
         #expect(sleeps.durations.count == ceilings.count, "one backoff between attempts, none after the last")
         for (waited, ceiling) in zip(sleeps.durations, ceilings) {
             #expect(waited >= .zero && waited <= ceiling, "waited \(waited), ceiling \(ceiling)")

@@ -88,7 +88,8 @@ final class ScriptedApple: AppleHTTPClient {
         }
         switch answer {
         case let .verifyReceipt(response): return (200, response.jsonBody())
-        case let .status(status, isRetryable): return (200, VerifyReceiptResponse(status: status, isRetryable: isRetryable).jsonBody())
+        case let .status(status, isRetryable):
+            return (200, VerifyReceiptResponse(status: status, isRetryable: isRetryable).jsonBody())
         case let .http(status): return (status, Array("upstream failure".utf8))
         case .transportError: throw TransportError()
         }

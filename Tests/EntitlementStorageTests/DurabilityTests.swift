@@ -13,7 +13,8 @@ final class DurabilityTests: StoreTestCase {
         try store.history(userID: user, productID: nil, pageSize: 0, pageToken: nil).events.map(\.eventID)
     }
 
-    private static func event(_ id: String, _ kind: HistoryEvent.Kind, chain: String, at occurredAtMs: Int64) -> HistoryEvent {
+    private static func event(_ id: String, _ kind: HistoryEvent.Kind, chain: String, at occurredAtMs: Int64)
+        -> HistoryEvent {
         HistoryEvent(eventID: id, kind: kind, occurredAtMs: occurredAtMs, productID: "com.example.monthly",
                      transactionID: chain, originalTransactionID: chain, environment: .sandbox,
                      source: .notificationV2, appleNotificationType: "DID_CHANGE_RENEWAL_STATUS")
