@@ -131,21 +131,10 @@ struct NotificationIngestorTests {
     }
 
     @Test func aStorageFailureAsksAppleToRetry() async throws {
-        let harness = try IngestorHarness(repository: FailingRepository())
+        let harness = try IngestorHarness(repository: UnavailableRepository())
         let body = try harness.notifications.v2("uuid-later", "DID_RENEW", transaction: renewal)
         let answer = await harness.ingestor.ingest(body)
         #expect(answer.status >= 500, "5xx: Apple redelivers later")
         #expect(harness.lastLabels?.outcome == "failed")
-    }
-}
-
-/// A repository whose storage is gone (disk full, shutting down): every call fails retryably.
-private struct FailingRepository: EntitlementRepository {
-    private var failure: StoreError { StoreError(code: .storageFailure, message: "disk full; retry later") }
-    func write(_ write: FactsWrite) async throws -> WriteOutcome { throw failure }
-    func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome { throw failure }
-    func facts(userID: String) throws -> UserFacts { throw failure }
-    func history(userID: String, productID: String?, pageSize: Int, pageToken: String?) throws -> HistoryPage {
-        throw failure
     }
 }
