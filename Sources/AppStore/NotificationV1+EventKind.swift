@@ -14,6 +14,15 @@ extension NotificationV1 {
             opensGracePeriod: chainRenewal?.gracePeriodExpiresDateMs != nil)
     }
 
+    /// How history names this notification and what it says happened to its subject: a
+    /// CANCEL's product change is the upgrade of its (upgraded) subject, recorded from that
+    /// transaction's cancellation as a receipt would; DID_CHANGE_RENEWAL_PREF's is its own event.
+    public var historyReport: NotificationReport {
+        NotificationReport(appleNotificationType: notificationType,
+                           subjectTransactionID: subjectTransaction?.transactionID, kind: eventKind,
+                           productChange: notificationType == "CANCEL" ? .upgraded : nil)
+    }
+
     /// The transaction the event refers to.
     ///
     /// Among the transactions of the notification's chain (`original_transaction_id`; every

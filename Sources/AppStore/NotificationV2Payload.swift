@@ -70,6 +70,17 @@ public struct NotificationV2Payload: Sendable, Hashable {
         NotificationReport.appleName(notificationType: notificationType, subtype: subtype)
     }
 
+    /// How history names this notification and what it says happened to `subject`: an
+    /// UPGRADE's subject is the new plan, whose product change is recorded against the plan it
+    /// replaced; a DOWNGRADE (or a change back) takes effect later and is its own event.
+    public func historyReport(subject: Transaction?) -> NotificationReport {
+        var kind: HistoryEvent.Kind?
+        if case .record(let recorded) = action { kind = recorded }
+        return NotificationReport(appleNotificationType: appleNotificationType,
+                                  subjectTransactionID: subject?.transactionID, kind: kind,
+                                  productChange: subtype == "UPGRADE" ? .upgrade : nil)
+    }
+
     /// What the service does with this notification; see ``NotificationV2Action``.
     public var action: NotificationV2Action {
         NotificationV2Action(notificationType: notificationType, subtype: subtype)

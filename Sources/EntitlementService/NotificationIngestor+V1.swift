@@ -24,28 +24,29 @@ extension NotificationIngestor {
         }
         var events: [HistoryEvent] = []
         let kind = notification.eventKind
-        if let subject = notification.subjectTransaction, NotificationIngestor.isNotificationEvent(kind) {
+        let report = notification.historyReport
+        if let subject = notification.subjectTransaction, NotificationIngestor.isNotificationEvent(kind, report) {
             events.append(HistoryEvent(
                 eventID: sourceID, kind: kind, occurredAtMs: now(), productID: subject.productID,
                 transactionID: subject.transactionID, originalTransactionID: subject.originalTransactionID,
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: notification.environment,
                 source: .notificationV1, appleNotificationType: notification.notificationType))
         }
-        let report = NotificationReport(appleNotificationType: notification.notificationType,
-                                        subjectTransactionID: notification.subjectTransaction?.transactionID, kind: kind)
         let write = NotificationWrite(source: .notificationV1, sourceID: sourceID, signedDateMs: now(),
                                       transactions: notification.transactions, renewalInfos: notification.renewalInfos,
                                       events: events, reversedRefunds: [], report: report)
         return (write, notification.notificationType)
     }
 
-    /// Purchases, renewals and refunds are derived by the store from transaction facts, so the
-    /// same fact reported by a receipt and a notification is one event, not two (the
-    /// notification's ``NotificationReport`` names it). Every other kind exists only because a
-    /// notification said so.
-    static func isNotificationEvent(_ kind: HistoryEvent.Kind) -> Bool {
+    /// Purchases, renewals, refunds, revocations and upgrades are derived by the store from
+    /// transaction facts, so the same fact reported by a receipt and a notification is one
+    /// event, not two (the notification's ``NotificationReport`` names it). Every other kind
+    /// exists only because a notification said so. A V2 UPGRADE's event is kept for the store
+    /// to use when it knows no plan the upgrade replaced.
+    static func isNotificationEvent(_ kind: HistoryEvent.Kind, _ report: NotificationReport) -> Bool {
         switch kind {
-        case .purchase, .renewal, .refund: return false
+        case .purchase, .renewal, .refund, .revoke: return false
+        case .productChange: return report.happening != .upgraded
         default: return true
         }
     }

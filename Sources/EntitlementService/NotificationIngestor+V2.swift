@@ -49,11 +49,10 @@ extension NotificationIngestor {
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: payload.data?.environment ?? subject.environment,
                 source: .notificationV2, appleNotificationType: appleType)
         }
-        var reportedKind: HistoryEvent.Kind?
+        let report = payload.historyReport(subject: subject)
         switch payload.action {
         case .record(let kind):
-            reportedKind = kind
-            if NotificationIngestor.isNotificationEvent(kind), let e = event(kind) { events.append(e) }
+            if NotificationIngestor.isNotificationEvent(kind, report), let e = event(kind) { events.append(e) }
         case .reverseRefund:
             if let subject { reversed.append(subject.transactionID) }
             if let e = event(.other) { events.append(e) }
@@ -62,10 +61,7 @@ extension NotificationIngestor {
         }
         let write = NotificationWrite(source: .notificationV2, sourceID: id, signedDateMs: signedDate,
                                       transactions: transactions, renewalInfos: renewals, events: events,
-                                      reversedRefunds: reversed,
-                                      report: NotificationReport(appleNotificationType: appleType,
-                                                                 subjectTransactionID: subject?.transactionID,
-                                                                 kind: reportedKind))
+                                      reversedRefunds: reversed, report: report)
         return (write, payload.notificationType)
     }
 

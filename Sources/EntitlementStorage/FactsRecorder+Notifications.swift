@@ -50,30 +50,53 @@ extension FactsRecorder {
             }
             if let confirmation = stored.confirmation { try confirm(confirmation) }
         }
+        let upgrade = try recordUpgrade(notification, chains: chains, outcome: &outcome)
         for info in notification.renewalInfos {
             try upsert(info, chainRow: chains[info.originalTransactionID]!.row)
         }
-        for event in notification.events where try insert(event, into: chains[event.originalTransactionID]!) {
-            outcome.newEvents += 1
+        // An upgrade recorded against the plan it replaced needs no event of its own.
+        for event in notification.events where !(upgrade && event.kind == .productChange) {
+            if try insert(event, into: chains[event.originalTransactionID]!) { outcome.newEvents += 1 }
         }
         outcome.ownerUserIDs = owners.sorted()
         affectedUsers.formUnion(owners)
         return outcome
     }
 
+    /// Records the PRODUCT_CHANGE of a V2 upgrade against the plan it replaced, found among
+    /// the chain's stored transactions (``HistoryDerivation/upgrade(to:chain:source:notification:)``),
+    /// or names it when a receipt or V1 CANCEL recorded it first; `false` when the notification
+    /// is no upgrade or no replaced plan is known, and its own event stands.
+    private func recordUpgrade(_ notification: NotificationWrite, chains: [String: StoredChain],
+                               outcome: inout NotificationOutcome) throws -> Bool {
+        guard let report = notification.report, report.happening == .upgrade,
+              let newPlan = notification.transactions.first(where: {
+                  $0.transactionID == report.subjectTransactionID
+              }),
+              let chain = chains[newPlan.originalTransactionID],
+              let upgrade = HistoryDerivation.upgrade(
+                  to: newPlan, chain: try storedTransactions(chainRow: chain.row),
+                  source: notification.source, notification: report)
+        else { return false }
+        if try insert(upgrade.event, into: chain) { outcome.newEvents += 1 }
+        try confirm(upgrade.confirmation)
+        return true
+    }
+
     /// Applies `confirmation` to the event it names, owned or still waiting for an owner (ids
     /// are unique across both tables); its id, date and source stay, so it remains one event.
     func confirm(_ confirmation: HistoryConfirmation) throws {
+        guard !confirmation.eventIDs.isEmpty else { return }
+        let ids = Array(repeating: "?", count: confirmation.eventIDs.count).joined(separator: ", ")
         for table in ["history_events", "pending_events"] {
             let update = try db.prepare("""
                 UPDATE \(table) SET apple_notification_type = ?1, kind = COALESCE(?2, kind)
-                WHERE event_id IN (?3, ?4) AND (?5 IS NULL OR occurred_at_ms = ?5)
+                WHERE (?3 IS NULL OR occurred_at_ms = ?3) AND event_id IN (\(ids))
                 """)
             update.bind(confirmation.appleNotificationType, at: 1)
             update.bind(confirmation.kind?.rawValue, at: 2)
-            update.bind(confirmation.eventIDs.first ?? "", at: 3)
-            update.bind(confirmation.eventIDs.dropFirst().first ?? confirmation.eventIDs.first ?? "", at: 4)
-            update.bind(confirmation.occurredAtMs, at: 5)
+            update.bind(confirmation.occurredAtMs, at: 3)
+            for (index, id) in confirmation.eventIDs.enumerated() { update.bind(id, at: Int32(index + 4)) }
             try update.execute()
         }
     }

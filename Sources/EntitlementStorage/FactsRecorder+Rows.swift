@@ -16,6 +16,19 @@ extension FactsRecorder {
         return (find.int64(at: 16), Transaction(row: find))
     }
 
+    /// Every stored transaction of the chain in `chainRow`.
+    func storedTransactions(chainRow: Int64) throws -> [Transaction] {
+        let find = try db.prepare("""
+            SELECT \(Transaction.selectColumns), t.id
+            FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.chain_rowid = ?
+            """)
+        find.bind(chainRow, at: 1)
+        defer { find.reset() }
+        var transactions: [Transaction] = []
+        while try find.step() { transactions.append(Transaction(row: find)) }
+        return transactions
+    }
+
     func insert(_ transaction: Transaction, chainRow: Int64) throws {
         let insert = try db.prepare("""
             INSERT INTO transactions (

@@ -14,13 +14,16 @@ public enum HistoryDerivation {
     /// it is new) and when Apple last reversed a refund of it (`refundReversedAtMs`).
     ///
     /// A new transaction is a purchase or renewal at its purchase date; a cancellation date the
-    /// stored copy does not carry is a refund at that date. A stored transaction arriving again
-    /// unchanged adds nothing.
+    /// stored copy does not carry is, at that date, a PRODUCT_CHANGE when the transaction was
+    /// upgraded, a REVOKE when it was a Family Sharing revocation, and a REFUND otherwise (see
+    /// ``cancellationKind(of:notification:)``). A stored transaction arriving again unchanged
+    /// adds nothing.
     ///
     /// A refund dated at or before a reversal is still history (it happened, then was undone),
     /// so it keeps the id "refund:<transaction_id>" whether it arrives before or after the
     /// reversal, and appears once either way. A refund dated after the latest reversal is a new
     /// one and gets "refund:<transaction_id>:<date>", so it is not mistaken for the reversed one.
+    /// A revocation's ids are the same with "revoke:"; an upgrade's is "product_change:<id>".
     ///
     /// Events a notification reported carry its ``NotificationReport/appleNotificationType``
     /// (every transaction it carried, as `source` says who reported them).
@@ -37,21 +40,25 @@ public enum HistoryDerivation {
                                 for: incoming, source: source, type: type))
         }
         if let cancelledAt = incoming.cancellationDateMs, cancelledAt != stored?.cancellationDateMs {
-            events.append(event(.refund, at: cancelledAt, for: incoming, source: source, type: type,
-                                id: refundID(incoming.transactionID, at: cancelledAt,
-                                             reversedAtMs: refundReversedAtMs)))
+            let kind = cancellationKind(of: incoming, notification: notification)
+            let id = kind == .productChange
+                ? upgradeID(incoming.transactionID)
+                : cancellationID(kind, incoming.transactionID, at: cancelledAt, reversedAtMs: refundReversedAtMs)
+            events.append(event(kind, at: cancelledAt, for: incoming, source: source, type: type, id: id))
         }
         return events
     }
 
     /// The existing event a notification confirms when it names an already stored transaction
-    /// as its subject; `nil` when it confirms nothing (not the subject, not a purchase, renewal
-    /// or refund, or a refund the transaction does not carry).
+    /// as its subject; `nil` when it confirms nothing (not the subject, not a purchase, renewal,
+    /// refund, revocation or upgrade, or a cancellation the transaction does not carry).
     ///
     /// A purchase notification names the transaction's purchase or renewal event (a receipt
     /// cannot tell a resubscription from a renewal) and makes it a PURCHASE; a renewal names
-    /// its renewal event; a refund names the refund event at the transaction's cancellation
-    /// date. Confirming twice sets the same values, so a replay changes nothing.
+    /// its renewal event; a refund names the cancellation event at the transaction's
+    /// cancellation date, and a revocation makes that event a REVOKE (a receipt without
+    /// `FAMILY_SHARED` recorded it as a refund); a V1 CANCEL of an upgraded transaction names
+    /// its PRODUCT_CHANGE. Confirming twice sets the same values, so a replay changes nothing.
     public static func confirmation(
         of incoming: Transaction, stored: Transaction?, by notification: NotificationReport?
     ) -> HistoryConfirmation? {
@@ -65,20 +72,35 @@ public enum HistoryDerivation {
                                        appleNotificationType: type)
         case .renewal:
             return HistoryConfirmation(eventIDs: ["renewal:\(id)"], appleNotificationType: type)
-        case .refund:
+        case .refund, .revoke:
             guard let cancelledAt = incoming.cancellationDateMs, !incoming.isUpgraded else { return nil }
-            // Either id: the reversal that decides between them may have moved since.
+            // Any of the ids: the reversal that decides the suffix may have moved since, and a
+            // revocation a receipt reported first may have been recorded as a refund.
             return HistoryConfirmation(
-                eventIDs: ["refund:\(id)", "refund:\(id):\(cancelledAt)"], occurredAtMs: cancelledAt,
+                eventIDs: [HistoryEvent.Kind.refund, .revoke].flatMap {
+                    ["\($0.rawValue):\(id)", "\($0.rawValue):\(id):\(cancelledAt)"]
+                },
+                occurredAtMs: cancelledAt, kind: happening == .revoke ? .revoke : nil,
                 appleNotificationType: type)
+        case .upgraded:
+            guard incoming.isUpgraded, incoming.cancellationDateMs != nil else { return nil }
+            return upgradeConfirmation(of: incoming, type: type)
+        case .upgrade:
+            // The new plan's own period; the product change is the replaced plan's
+            // (``upgrade(to:chain:source:notification:)``).
+            return HistoryConfirmation(eventIDs: ["renewal:\(id)", "purchase:\(id)"], appleNotificationType: type)
         }
     }
 
-    private static func refundID(_ transactionID: String, at cancelledAt: Int64, reversedAtMs: Int64?) -> String {
+    /// The id of a refund or revocation: "<kind>:<transaction_id>", or with ":<date>" after it
+    /// when dated after the latest reversal of a refund.
+    private static func cancellationID(
+        _ kind: HistoryEvent.Kind, _ transactionID: String, at cancelledAt: Int64, reversedAtMs: Int64?
+    ) -> String {
         if let reversedAt = reversedAtMs, cancelledAt > reversedAt {
-            return "refund:\(transactionID):\(cancelledAt)"
+            return "\(kind.rawValue):\(transactionID):\(cancelledAt)"
         }
-        return "refund:\(transactionID)"
+        return "\(kind.rawValue):\(transactionID)"
     }
 
     /// The event recorded in the previous owner's history when a chain moves to another user.
@@ -96,7 +118,7 @@ public enum HistoryDerivation {
             environment: environment, source: source)
     }
 
-    private static func event(
+    static func event(
         _ kind: HistoryEvent.Kind, at occurredAtMs: Int64, for transaction: Transaction,
         source: HistoryEvent.Source, type: String, id: String? = nil
     ) -> HistoryEvent {

@@ -14,8 +14,16 @@ public struct NotificationReport: Sendable, Hashable {
         case purchase
         /// A renewal, including one that recovered from a billing failure.
         case renewal
-        /// A refund or revocation of the subject.
+        /// A refund of the subject.
         case refund
+        /// A Family Sharing revocation of the subject (REVOKE): its cancellation is a REVOKE.
+        case revoke
+        /// The subject was replaced by an upgrade (V1 CANCEL of an `is_upgraded` transaction):
+        /// its cancellation date is the upgrade, a PRODUCT_CHANGE.
+        case upgraded
+        /// The subject is the new plan of an upgrade (V2 DID_CHANGE_RENEWAL_PREF/UPGRADE): the
+        /// PRODUCT_CHANGE is the replaced plan's (``HistoryDerivation/upgrade(to:chain:source:notification:)``).
+        case upgrade
     }
 
     /// V1 `notification_type`; V2 `notificationType`, or `notificationType/subtype` when a
@@ -28,15 +36,20 @@ public struct NotificationReport: Sendable, Hashable {
     public var happening: Happening?
 
     /// `kind` is the event the notification maps to (``HistoryEvent/Kind``); the happening it
-    /// confirms follows from it: a billing recovery is a renewal that was paid late, a
-    /// revocation is recorded from the transaction as a refund.
-    public init(appleNotificationType: String, subjectTransactionID: String?, kind: HistoryEvent.Kind?) {
+    /// confirms follows from it: a billing recovery is a renewal that was paid late. A product
+    /// change is an upgrade only where Apple's message says so (`productChange`: ``upgraded``
+    /// for a V1 CANCEL, ``upgrade`` for V2 UPGRADE); a downgrade or crossgrade at the next
+    /// renewal changes no transaction yet and is its own event.
+    public init(appleNotificationType: String, subjectTransactionID: String?, kind: HistoryEvent.Kind?,
+                productChange: Happening? = nil) {
         self.appleNotificationType = appleNotificationType
         self.subjectTransactionID = subjectTransactionID
         switch kind {
         case .purchase?: happening = .purchase
         case .renewal?, .billingRecovered?: happening = .renewal
-        case .refund?, .revoke?: happening = .refund
+        case .refund?: happening = .refund
+        case .revoke?: happening = .revoke
+        case .productChange?: happening = productChange
         default: happening = nil
         }
     }

@@ -73,6 +73,9 @@ final class HistoryDerivationTests: XCTestCase {
         var expected: HistoryConfirmation?
     }
 
+    /// Every id transaction 6's cancellation at day 160 may have been recorded under.
+    private static let cancellationIDs = ["refund:6", "refund:6:\(Day.at(160))", "revoke:6", "revoke:6:\(Day.at(160))"]
+
     private static let confirmationCases: [ConfirmationCase] = [
         ConfirmationCase(name: "SUBSCRIBED/RESUBSCRIBE after a receipt: the renewal becomes a purchase",
                          incoming: resubscribed, stored: resubscribed,
@@ -90,13 +93,13 @@ final class HistoryDerivationTests: XCTestCase {
         ConfirmationCase(name: "REFUND after a receipt showed it: the refund at that date is named",
                          incoming: refunded, stored: refunded,
                          notification: report("REFUND", subject: "6", .refund),
-                         expected: HistoryConfirmation(eventIDs: ["refund:6", "refund:6:\(Day.at(160))"],
-                                                       occurredAtMs: Day.at(160), appleNotificationType: "REFUND")),
-        ConfirmationCase(name: "REVOKE confirms the refund recorded from the revocation",
+                         expected: HistoryConfirmation(eventIDs: cancellationIDs, occurredAtMs: Day.at(160),
+                                                       appleNotificationType: "REFUND")),
+        ConfirmationCase(name: "REVOKE makes the refund a receipt recorded from the revocation a REVOKE",
                          incoming: refunded, stored: refunded,
                          notification: report("REVOKE", subject: "6", .revoke),
-                         expected: HistoryConfirmation(eventIDs: ["refund:6", "refund:6:\(Day.at(160))"],
-                                                       occurredAtMs: Day.at(160), appleNotificationType: "REVOKE")),
+                         expected: HistoryConfirmation(eventIDs: cancellationIDs, occurredAtMs: Day.at(160),
+                                                       kind: .revoke, appleNotificationType: "REVOKE")),
         ConfirmationCase(name: "a refund notification whose transaction carries no refund confirms nothing",
                          incoming: resubscribed, stored: resubscribed,
                          notification: report("REFUND", subject: "6", .refund), expected: nil),
