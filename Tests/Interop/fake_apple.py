@@ -60,16 +60,18 @@ class Receipt:
 def subscription_body(periods, product_id="com.example.app.pro.monthly", bundle_id="com.example.app"):
     """A verifyReceipt answer (status filled in by the fake) for one auto-renewable chain:
     `periods` is [(transaction_id, purchase_date_ms, expires_date_ms)], the first one the
-    chain's original purchase. Dates are whatever the test needs, e.g. ahead of our clock."""
-    original_id, original_purchase, _ = periods[0]
+    chain's original purchase, each optionally followed by a dict of fields that differ (e.g.
+    `product_id`, `cancellation_date_ms`, `is_upgraded`, `in_app_ownership_type`). Dates are
+    whatever the test needs, e.g. ahead of our clock."""
+    original_id, original_purchase = periods[0][0], periods[0][1]
 
-    def info(transaction_id, purchase, expires):
+    def info(transaction_id, purchase, expires, fields=None):
         return {"quantity": "1", "product_id": product_id, "transaction_id": transaction_id,
                 "original_transaction_id": original_id, "purchase_date_ms": str(purchase),
                 "original_purchase_date_ms": str(original_purchase), "expires_date_ms": str(expires),
                 "web_order_line_item_id": str(int(transaction_id) + 7), "is_trial_period": "false",
                 "is_in_intro_offer_period": "false", "in_app_ownership_type": "PURCHASED",
-                "subscription_group_identifier": "20912345"}
+                "subscription_group_identifier": "20912345", **(fields or {})}
 
     latest = [info(*p) for p in periods]
     return {"environment": "Production",

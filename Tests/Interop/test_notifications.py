@@ -554,13 +554,16 @@ def test_renewal_status_unknown_type_and_other_kinds(notify, signer):
     assert c.entitlement("kinds").active
 
     revoked = dict(s.tx2, revocationDate=base + 6000, revocationReason=0, signedDate=base + 6000)
-    revoke = post("REVOKE", None, 6500, tx=revoked)
+    payload = notification("REVOKE", signed=base + 6500, signed_transaction=signer.sign(revoked))
+    assert c.post_v2(payload) == 200
+    events = c.events("kinds")
+    assert f"v2:{payload['notificationUUID']}" not in events, "REVOKE is recorded from the transaction, once"
+    revoke = events[f"revoke:{s.tx2['transactionId']}"]
     assert revoke.type == c.pb.ent.EVENT_TYPE_REVOKE and revoke.apple_notification_type == "REVOKE"
-    assert c.events("kinds")[f"refund:{s.tx2['transactionId']}"].apple_notification_type == "REVOKE", \
-        "the refund recorded from the revocation names the notification that reported it"
+    assert revoke.occurred_at_ms == base + 6000, "at the revocation date"
     e = c.entitlement("kinds")
     assert state_name(c, e) == "ENTITLEMENT_STATE_REVOKED" and not e.active
-    assert len(c.history("kinds")) == 2 + 6 + 1, "purchase, renewal, six notification events, the revocation"
+    assert len(c.history("kinds")) == 2 + 5 + 1, "purchase, renewal, five notification events, the revocation"
 
 
 def test_expired_notification(notify, signer):
@@ -973,6 +976,154 @@ def test_v1_notification_confirms_the_renewal_a_receipt_reported(notify):
     assert events["renewal:2000000080000002"].source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V1
     assert events[f"purchase:{V1_CHAIN}"].apple_notification_type == "", \
         "a DID_RENEW confirms its renewal, not the purchase its unified receipt repeats"
+
+
+# --- upgrades and Family Sharing revocations: one event each, whoever reports first ---------
+
+PREMIUM_ID = "com.example.app.premium.monthly"
+UPGRADE_TYPE = "DID_CHANGE_RENEWAL_PREF/UPGRADE"
+
+
+@pytest.fixture
+def with_receipts(pb, server, pki, signer):
+    """A server that trusts the test root and verifies receipts against a fake Apple: the
+    receipt path and the notification path feed one history."""
+    from fake_apple import FakeApple
+    fake = FakeApple(password=SHARED_SECRET)
+    client = Client(pb, server("--apple-root-ca", pki.root_pem_path, *fake.flags()), signer)
+    client.apple = fake
+    yield client
+    fake.close()
+
+
+def submit_receipt(c, user, periods):
+    from fake_apple import subscription_body
+    data = c.apple.receipt(body=subscription_body(periods))
+    return c.stub.SubmitReceipt(c.pb.ent.SubmitReceiptRequest(user_id=user, receipt_data=data), timeout=30)
+
+
+def _upgrade(signer, chain):
+    """Chain `chain`: a basic plan bought 10 days ago, upgraded to premium an hour ago (the
+    receipt's view of both, before and after) and Apple's V2 UPGRADE carrying the new plan."""
+    now = apple_pki.now_ms()
+    bought, upgraded_at = now - 10 * DAY_MS, now - HOUR_MS
+    premium_id = next_id(chain)
+    basic = (chain, bought, bought + 30 * DAY_MS)
+    basic_upgraded = basic + ({"cancellation_date_ms": str(upgraded_at), "is_upgraded": "true"},)
+    premium = (premium_id, upgraded_at, upgraded_at + 30 * DAY_MS, {"product_id": PREMIUM_ID})
+    new_plan = transaction(premium_id, chain, product_id=PREMIUM_ID, purchase=upgraded_at,
+                           expires=upgraded_at + 30 * DAY_MS, signed=upgraded_at + 1000, original_purchase=bought)
+    upgrade = notification("DID_CHANGE_RENEWAL_PREF", subtype="UPGRADE", signed=upgraded_at + 2000,
+                           signed_transaction=signer.sign(new_plan),
+                           signed_renewal=signer.sign(renewal(chain, signed=upgraded_at + 2000, product_id=PREMIUM_ID)))
+    return basic, basic_upgraded, premium, upgrade, upgraded_at
+
+
+def _assert_one_upgrade(c, user, chain, upgraded_at, source):
+    events = c.events(user)
+    premium_id = next_id(chain)
+    assert set(events) == {f"purchase:{chain}", f"product_change:{chain}", f"renewal:{premium_id}"}, \
+        "purchase, the upgrade, the new plan's period: no REFUND, no second PRODUCT_CHANGE"
+    change = events[f"product_change:{chain}"]
+    assert change.type == c.pb.ent.EVENT_TYPE_PRODUCT_CHANGE and change.source == source
+    assert change.apple_notification_type == UPGRADE_TYPE and change.occurred_at_ms == upgraded_at
+    assert change.transaction_id == chain, "the plan that was replaced"
+    assert events[f"renewal:{premium_id}"].apple_notification_type == UPGRADE_TYPE
+    assert not [e for e in events.values() if e.type == c.pb.ent.EVENT_TYPE_REFUND]
+    e = c.entitlement(user)
+    assert e.active and state_name(c, e) == "ENTITLEMENT_STATE_ACTIVE" and e.product_id == PREMIUM_ID
+
+
+def test_an_upgrade_is_one_product_change_whichever_arrives_first(with_receipts, signer):
+    c = with_receipts
+    # The receipt first: the old plan's cancellation is the upgrade; the notification names it.
+    chain = chain_id()
+    basic, basic_upgraded, premium, upgrade, upgraded_at = _upgrade(signer, chain)
+    submit_receipt(c, "upgrade-receipt", [basic])
+    submit_receipt(c, "upgrade-receipt", [basic_upgraded, premium])
+    events = c.events("upgrade-receipt")
+    assert events[f"product_change:{chain}"].type == c.pb.ent.EVENT_TYPE_PRODUCT_CHANGE
+    assert f"refund:{chain}" not in events, "an upgrade is not a refund"
+    assert c.post_v2(upgrade) == 200
+    _assert_one_upgrade(c, "upgrade-receipt", chain, upgraded_at, c.pb.ent.EVENT_SOURCE_RECEIPT)
+    after = c.snapshot("upgrade-receipt")
+    assert c.post_v2(upgrade) == 200, "a redelivery"
+    assert c.snapshot("upgrade-receipt") == after
+
+    # The notification first: recorded against the plan it replaced, which the receipt repeats.
+    chain = chain_id()
+    basic, basic_upgraded, premium, upgrade, upgraded_at = _upgrade(signer, chain)
+    submit_receipt(c, "upgrade-notified", [basic])
+    assert c.post_v2(upgrade) == 200
+    submit_receipt(c, "upgrade-notified", [basic_upgraded, premium])
+    _assert_one_upgrade(c, "upgrade-notified", chain, upgraded_at, c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2)
+
+
+def test_v1_cancel_of_an_upgraded_plan_is_its_product_change(notify):
+    c = notify()
+    v1_seed(c, "v1-upgrade")
+    cancel = copy.deepcopy(V1_SAMPLE)
+    cancel["notification_type"] = "CANCEL"
+    infos = cancel["unified_receipt"]["latest_receipt_info"]
+    old = next(t for t in infos if t["transaction_id"] == "2000000080000003")
+    old.update(cancellation_date_ms="1654682000000", is_upgraded="true")
+    infos.insert(0, dict(old, transaction_id="2000000080000004", product_id=PREMIUM_ID,
+                         purchase_date_ms="1654682000000", expires_date_ms="1654682300000",
+                         web_order_line_item_id="2000000003000004"))
+    for key in ("cancellation_date_ms", "is_upgraded"):
+        del infos[0][key]
+    assert c.post(cancel) == 200
+    events = c.events("v1-upgrade")
+    change = events["product_change:2000000080000003"]
+    assert change.type == c.pb.ent.EVENT_TYPE_PRODUCT_CHANGE and change.occurred_at_ms == 1654682000000
+    assert change.apple_notification_type == "CANCEL" and change.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V1
+    assert [e.event_id for e in events.values() if e.type == c.pb.ent.EVENT_TYPE_PRODUCT_CHANGE] == \
+        ["product_change:2000000080000003"], "one event for the upgrade"
+    assert not [e for e in events.values() if e.type == c.pb.ent.EVENT_TYPE_REFUND]
+    assert state_name(c, c.entitlement("v1-upgrade")) != "ENTITLEMENT_STATE_REVOKED"
+
+
+def _family_revocation(signer, chain):
+    """A family member's shared subscription, revoked ten minutes ago: the receipt's view
+    before and after, and Apple's REVOKE."""
+    now = apple_pki.now_ms()
+    bought, revoked_at = now - 10 * DAY_MS, now - 10 * MINUTE_MS
+    shared = {"in_app_ownership_type": "FAMILY_SHARED"}
+    before = (chain, bought, bought + 30 * DAY_MS, shared)
+    after = before[:3] + (dict(shared, cancellation_date_ms=str(revoked_at), cancellation_reason="0"),)
+    tx = transaction(chain, purchase=bought, expires=bought + 30 * DAY_MS, signed=revoked_at + 1000,
+                     revocation=revoked_at, inAppOwnershipType="FAMILY_SHARED")
+    revoke = notification("REVOKE", signed=revoked_at + 2000, signed_transaction=signer.sign(tx))
+    return before, after, revoke, revoked_at
+
+
+def _assert_one_revoke(c, user, chain, revoked_at, source):
+    events = c.events(user)
+    assert set(events) == {f"purchase:{chain}", f"revoke:{chain}"}, "no REFUND beside the REVOKE"
+    revoke = events[f"revoke:{chain}"]
+    assert revoke.type == c.pb.ent.EVENT_TYPE_REVOKE and revoke.source == source
+    assert revoke.apple_notification_type == "REVOKE" and revoke.occurred_at_ms == revoked_at
+    e = c.entitlement(user)
+    assert state_name(c, e) == "ENTITLEMENT_STATE_REVOKED" and not e.active
+
+
+def test_a_family_sharing_revocation_is_one_revoke_whichever_arrives_first(with_receipts, signer):
+    c = with_receipts
+    # The receipt first: a FAMILY_SHARED cancellation is already the revocation.
+    chain = chain_id()
+    before, after, revoke, revoked_at = _family_revocation(signer, chain)
+    submit_receipt(c, "revoke-receipt", [after])
+    assert c.events("revoke-receipt")[f"revoke:{chain}"].apple_notification_type == ""
+    assert c.post_v2(revoke) == 200
+    _assert_one_revoke(c, "revoke-receipt", chain, revoked_at, c.pb.ent.EVENT_SOURCE_RECEIPT)
+
+    # The notification first, then the receipt showing the same revocation.
+    chain = chain_id()
+    before, after, revoke, revoked_at = _family_revocation(signer, chain)
+    submit_receipt(c, "revoke-notified", [before])
+    assert c.post_v2(revoke) == 200
+    submit_receipt(c, "revoke-notified", [after])
+    _assert_one_revoke(c, "revoke-notified", chain, revoked_at, c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2)
 
 
 # --- StoreKit 2 signed transactions ---------------------------------------------------------
