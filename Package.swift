@@ -89,7 +89,7 @@ let package = Package(
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),
-        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore", "ProtobufWire"]),
         .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),

@@ -43,6 +43,9 @@ enum GRPCResponses {
 }
 
 /// Reports each call's outcome once, when its single response is written.
+///
+/// "Once" holds because ``GRPCServer`` writes exactly one response per call: the async path
+/// answers with whichever of the handler and the deadline finishes first and drops the other.
 struct ObservedWriter: HTTPResponseWriter {
     let inner: any HTTPResponseWriter
     let method: String
@@ -50,12 +53,17 @@ struct ObservedWriter: HTTPResponseWriter {
     let observer: GRPCServer.CallObserver?
     let requestID: @Sendable () -> String
 
-    func respond(_ response: HTTPResponse) {
+    func respond(_ response: HTTPResponse) { respond(response, failure: nil) }
+
+    /// Writes the call's answer; `failure` is the error that ended it, whose cause the observer
+    /// may log (it never reaches the caller).
+    func respond(_ response: HTTPResponse, failure: (any Error)?) {
         if let observer {
             let elapsed = ContinuousClock.now - start
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             observer(GRPCServer.CompletedCall(method: method, code: GRPCResponses.code(of: response),
-                                              seconds: seconds, requestIDProvider: requestID))
+                                              seconds: seconds, cause: (failure as? RPCError)?.cause,
+                                              requestIDProvider: requestID))
         }
         inner.respond(response)
     }

@@ -23,6 +23,8 @@ public struct GRPCServer: HTTPService {
         public var method: String
         public var code: RPCCode
         public var seconds: Double
+        /// What lay behind a failure (an ``RPCError``'s cause): for the server's log only.
+        public var cause: (any Error & Sendable)?
         let requestIDProvider: @Sendable () -> String
         /// Formatted only when asked for (logging), never on the plain metrics path.
         public var requestID: String { requestIDProvider() }
@@ -69,7 +71,7 @@ public struct GRPCServer: HTTPService {
             let (method, message, context) = try prepare(request, route: route, start: start, sequenceNumber: number)
             run(method, message: message, context: context, writer: writer)
         } catch {
-            writer.respond(GRPCResponses.failure(error))
+            writer.respond(GRPCResponses.failure(error), failure: error)
         }
     }
 
@@ -128,36 +130,43 @@ public struct GRPCServer: HTTPService {
                      writer: ObservedWriter) {
         switch method.execution {
         case .inline(let handler):
-            let response: HTTPResponse
             do {
-                response = GRPCResponses.success(try handler(message, context))
+                writer.respond(GRPCResponses.success(try handler(message, context)))
             } catch {
-                response = GRPCResponses.failure(error, method: context.method, report: reportFailure)
+                writer.respond(GRPCResponses.failure(error, method: context.method, report: reportFailure), failure: error)
             }
-            writer.respond(response)
         case .async(let handler):
             let reportFailure = self.reportFailure
             let task = Task {
-                await withTaskGroup(of: Void.self) { group in
+                await withTaskGroup(of: Result<RPCResponseBody, any Error>?.self) { group in
                     group.addTask {
-                        let response: HTTPResponse
                         do {
-                            response = GRPCResponses.success(try await handler(message, context))
+                            return .success(try await handler(message, context))
                         } catch {
-                            response = GRPCResponses.failure(error, method: context.method, report: reportFailure)
+                            return .failure(error)
                         }
-                        writer.respond(response)
                     }
                     if let deadline = context.deadline {
-                        // Answer at the deadline even if the handler ignores cancellation;
-                        // the writer keeps whichever answer comes first.
                         group.addTask {
-                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                            writer.respond(GRPCResponses.failure(RPCError(.deadlineExceeded, "deadline exceeded")))
+                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return nil }
+                            return .failure(RPCError(.deadlineExceeded, "deadline exceeded"))
                         }
                     }
-                    await group.next()
-                    group.cancelAll()
+                    // The first outcome ends the call, answered, counted and logged once. It is
+                    // written here, not after the group, so a handler that ignores cancellation
+                    // cannot hold back the deadline's answer; its late outcome is dropped unread.
+                    for await outcome in group {
+                        guard let outcome else { continue }
+                        group.cancelAll()
+                        switch outcome {
+                        case .success(let body):
+                            writer.respond(GRPCResponses.success(body))
+                        case .failure(let error):
+                            writer.respond(GRPCResponses.failure(error, method: context.method, report: reportFailure),
+                                           failure: error)
+                        }
+                        return
+                    }
                 }
             }
             writer.onCancel { task.cancel() }
