@@ -165,8 +165,9 @@ final class Daemon {
                 rpcMetrics.record(method: call.method, code: call.code.rawValue, codeName: call.code.description,
                                   seconds: call.seconds)
                 if call.code == .internal || call.code == .unavailable || call.code == .dataLoss {
-                    logger.warning("rpc failed", [("request_id", call.requestID), ("method", call.method),
-                                                  ("code", call.code.description)])
+                    var fields = [("request_id", call.requestID), ("method", call.method), ("code", call.code.description)]
+                    if let cause = call.cause { fields.append(("cause", "\(cause)")) }
+                    logger.warning("rpc failed", fields)
                 } else if logger.minimumLevel <= .debug {
                     logger.debug("rpc", [("request_id", call.requestID), ("method", call.method),
                                          ("code", call.code.description), ("seconds", String(call.seconds))])

@@ -36,7 +36,46 @@ public final class URLSessionAppleClient: AppleHTTPClient {
         request.httpBody = Data(body)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        let (data, response) = try await session.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
+        do {
+            let (data, response) = try await session.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))
+        } catch let error as URLError where error.code != .cancelled {
+            throw AppleTransportError(error)
+        }
+    }
+}
+
+/// Why a POST to Apple got no HTTP answer: a few words a caller may read, and Foundation's full
+/// text (domain, code, the URL) for the server's log only.
+public struct AppleTransportError: Error, Sendable, CustomStringConvertible {
+    /// E.g. "connection refused": says what failed without echoing configuration back.
+    public var reason: String
+    public var detail: String
+
+    public init(reason: String, detail: String) {
+        self.reason = reason
+        self.detail = detail
+    }
+
+    init(_ error: URLError) {
+        self.init(reason: AppleTransportError.reason(for: error.code), detail: "\(error)")
+    }
+
+    public var description: String { "\(reason): \(detail)" }
+
+    /// The URLError codes libcurl's failures surface as, in plain words.
+    static func reason(for code: URLError.Code) -> String {
+        switch code {
+        case .cannotConnectToHost: return "connection refused"
+        case .timedOut: return "timed out"
+        case .cannotFindHost, .dnsLookupFailed: return "host name not resolved"
+        case .networkConnectionLost: return "connection lost"
+        case .notConnectedToInternet: return "no network"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            return "TLS handshake failed"
+        case .badServerResponse, .cannotParseResponse: return "malformed HTTP response"
+        default: return "network error \(code.rawValue)"
+        }
     }
 }

@@ -16,10 +16,10 @@ extension ReceiptVerifier {
             let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
             let outcome = try await attempt(url: url, body: body, environment: environment)
             switch outcome {
-            case .transportFailure(let reason):
+            case .failure(let failure):
                 failures += 1
                 guard failures < configuration.maxAttempts else {
-                    throw RPCError(.unavailable, "Apple's verifyReceipt is unreachable after \(failures) attempts (\(reason)); retry later")
+                    throw RPCError(.unavailable, failure.exhaustedMessage(attempts: failures), cause: failure)
                 }
                 try await backoff(failures)
             case .response(let response):
@@ -61,7 +61,7 @@ extension ReceiptVerifier {
 
     enum AttemptOutcome {
         case response(VerifyReceiptResponse)
-        case transportFailure(String)
+        case failure(AppleAttemptFailure)
     }
 
     /// One POST under a concurrency permit. HTTP 5xx, timeouts and connection errors are
@@ -78,7 +78,7 @@ extension ReceiptVerifier {
             let label: String
             switch outcome {
             case .response(let response): label = String(response.status)
-            case .transportFailure(let reason): label = reason.hasPrefix("HTTP ") ? "http_" + reason.dropFirst(5) : "transport_error"
+            case .failure(let failure): label = failure.metricLabel
             }
             observe(environment, label, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
@@ -92,13 +92,14 @@ extension ReceiptVerifier {
             (status, responseBody) = try await client.post(url, body: body, timeout: configuration.requestTimeout)
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            return .transportFailure("\(error)")
+            return .failure(.transport(error as? AppleTransportError
+                                       ?? AppleTransportError(reason: "network error", detail: "\(error)")))
         }
-        guard status == 200 else { return .transportFailure("HTTP \(status)") }
+        guard status == 200 else { return .failure(.httpStatus(status)) }
         do {
             return .response(try VerifyReceiptResponse.parse(responseBody, observedAtMs: now()))
         } catch {
-            return .transportFailure("unreadable response: \(error)")
+            return .failure(.unreadableBody(error))
         }
     }
 

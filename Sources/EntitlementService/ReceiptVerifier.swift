@@ -63,7 +63,7 @@ public actor ReceiptVerifier {
     nonisolated let sleep: @Sendable (Duration) async throws -> Void
 
     /// Told about every call to Apple: the environment asked, the outcome (Apple's status
-    /// number, `http_NNN` or `transport_error`) and how long it took.
+    /// number, `http_NNN`, `transport_error` or `unreadable_response`) and how long it took.
     public typealias AppleCallObserver = @Sendable (_ environment: Environment, _ outcome: String, _ seconds: Double) -> Void
 
     public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping @Sendable () -> Int64,
