@@ -1,0 +1,55 @@
+@testable import EntitlementService
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RPCCore
+import Testing
+
+/// What a caller reads when Apple cannot be used, and what stays in the server's log: a short
+/// sentence in the UNAVAILABLE message, the HTTP stack's whole text only in the error's cause.
+struct AppleFailureMessageTests {
+    private let receipt = "cmVjZWlwdA=="
+
+    @Test(arguments: [
+        (URLError.Code.cannotConnectToHost, "connection refused"),
+        (.timedOut, "timed out"),
+        (.cannotFindHost, "host name not resolved"),
+        (.dnsLookupFailed, "host name not resolved"),
+        (.networkConnectionLost, "connection lost"),
+        (.secureConnectionFailed, "TLS handshake failed"),
+        (.serverCertificateUntrusted, "TLS handshake failed"),
+        (.badServerResponse, "malformed HTTP response"),
+        (.unsupportedURL, "network error -1002"),
+    ])
+    func urlErrorCodesBecomeAFewWords(code: URLError.Code, reason: String) {
+        let error = AppleTransportError(URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: ScriptedApple.production]))
+        #expect(error.reason == reason)
+        #expect(error.detail.contains("NSURLErrorDomain"), "the full text is kept for the log")
+    }
+
+    private func unavailable(_ answers: [ScriptedApple.Answer]) async -> RPCError? {
+        do {
+            _ = try await Harness.verifier(ScriptedApple(answers)).verify(receiptData: receipt)
+        } catch let error as RPCError {
+            return error
+        } catch {
+            Issue.record("expected an RPCError, got \(error)")
+        }
+        return nil
+    }
+
+    @Test func transportFailuresSayWhatFailedAndKeepTheDetailInTheCause() async throws {
+        let error = try #require(await unavailable(Array(repeating: .transportError, count: 4)))
+        #expect(error.code == .unavailable)
+        #expect(error.message == "Apple's verifyReceipt endpoint could not be reached after 4 attempts (network error); retry later")
+        #expect(!error.message.contains("scripted Apple"), "the HTTP stack's own words stay out of the message")
+        #expect("\(try #require(error.cause))".contains("connection reset by scripted Apple"))
+    }
+
+    @Test func httpFailuresNameTheLastStatus() async throws {
+        let error = try #require(await unavailable([.http(500), .http(502), .http(503), .http(503)]))
+        #expect(error.code == .unavailable)
+        #expect(error.message == "Apple's verifyReceipt endpoint failed 4 attempts (last: HTTP 503); retry later")
+    }
+}
