@@ -14,9 +14,15 @@ extension StoredFacts {
         let id = transaction.transactionID
         let stored = transactions[id]
         let reversedAt = transaction.cancellationDateMs == nil ? nil : refundReversals[id]
-        let events = HistoryDerivation.events(incoming: transaction, stored: stored, source: source,
+        var events = HistoryDerivation.events(incoming: transaction, stored: stored, source: source,
                                               refundReversedAtMs: reversedAt, notification: notification)
-        let confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored, by: notification)
+        var confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored, by: notification)
+        if transaction.isUpgraded {
+            (events, confirmation) = HistoryDerivation.joiningNewPlanUpgrade(
+                events: events, confirmation: confirmation, of: transaction,
+                chain: (chains[chainID]?.transactionIDs ?? []).compactMap { transactions[$0] },
+                isRecorded: { historyOwnerOfEvent[$0] != nil || pendingEvents[$0] != nil })
+        }
         let incoming = transaction.withRefundReversed(at: reversedAt)
         guard let stored else {
             transactions[id] = incoming

@@ -41,31 +41,28 @@ extension StoredFacts {
             }
             if let confirmation = stored.confirmation { confirm(confirmation) }
         }
-        let upgrade = recordUpgrade(notification, outcome: &outcome)
+        recordUpgrade(notification, outcome: &outcome)
         for info in notification.renewalInfos {
             upsert(info)
         }
-        // An upgrade recorded against the plan it replaced needs no event of its own.
-        for event in notification.events where !(upgrade && event.kind == .productChange) {
-            if insert(event, intoChain: event.originalTransactionID) { outcome.newEvents += 1 }
+        for event in notification.events where insert(event, intoChain: event.originalTransactionID) {
+            outcome.newEvents += 1
         }
         outcome.ownerUserIDs = owners.sorted()
         return outcome
     }
 
     /// Records the PRODUCT_CHANGE of a V2 upgrade against the plan it replaced, found among
-    /// the chain's transactions, or names it when a receipt or V1 CANCEL recorded it first;
-    /// `false` when there is no upgrade or no replaced plan is known (its own event stands).
-    private mutating func recordUpgrade(_ notification: NotificationWrite, outcome: inout NotificationOutcome) -> Bool {
+    /// the chain's transactions, or names it when a receipt or V1 CANCEL recorded it first.
+    private mutating func recordUpgrade(_ notification: NotificationWrite, outcome: inout NotificationOutcome) {
         guard let report = notification.report, report.happening == .upgrade,
               let newPlan = notification.transactions.first(where: { $0.transactionID == report.subjectTransactionID }),
               let chain = chains[newPlan.originalTransactionID],
               let upgrade = HistoryDerivation.upgrade(
                   to: newPlan, chain: chain.transactionIDs.compactMap { transactions[$0] },
                   source: notification.source, notification: report)
-        else { return false }
+        else { return }
         if insert(upgrade.event, intoChain: newPlan.originalTransactionID) { outcome.newEvents += 1 }
         confirm(upgrade.confirmation)
-        return true
     }
 }

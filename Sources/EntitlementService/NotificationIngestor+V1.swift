@@ -41,12 +41,12 @@ extension NotificationIngestor {
     /// Purchases, renewals, refunds, revocations and upgrades are derived by the store from
     /// transaction facts, so the same fact reported by a receipt and a notification is one
     /// event, not two (the notification's ``NotificationReport`` names it). Every other kind
-    /// exists only because a notification said so. A V2 UPGRADE's event is kept for the store
-    /// to use when it knows no plan the upgrade replaced.
+    /// exists only because a notification said so (a downgrade, which changes no transaction
+    /// until the next renewal, is one).
     static func isNotificationEvent(_ kind: HistoryEvent.Kind, _ report: NotificationReport) -> Bool {
         switch kind {
         case .purchase, .renewal, .refund, .revoke: return false
-        case .productChange: return report.happening != .upgraded
+        case .productChange: return report.happening == nil
         default: return true
         }
     }

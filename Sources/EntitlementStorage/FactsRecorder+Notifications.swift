@@ -50,13 +50,12 @@ extension FactsRecorder {
             }
             if let confirmation = stored.confirmation { try confirm(confirmation) }
         }
-        let upgrade = try recordUpgrade(notification, chains: chains, outcome: &outcome)
+        try recordUpgrade(notification, chains: chains, outcome: &outcome)
         for info in notification.renewalInfos {
             try upsert(info, chainRow: chains[info.originalTransactionID]!.row)
         }
-        // An upgrade recorded against the plan it replaced needs no event of its own.
-        for event in notification.events where !(upgrade && event.kind == .productChange) {
-            if try insert(event, into: chains[event.originalTransactionID]!) { outcome.newEvents += 1 }
+        for event in notification.events where try insert(event, into: chains[event.originalTransactionID]!) {
+            outcome.newEvents += 1
         }
         outcome.ownerUserIDs = owners.sorted()
         affectedUsers.formUnion(owners)
@@ -65,10 +64,9 @@ extension FactsRecorder {
 
     /// Records the PRODUCT_CHANGE of a V2 upgrade against the plan it replaced, found among
     /// the chain's stored transactions (``HistoryDerivation/upgrade(to:chain:source:notification:)``),
-    /// or names it when a receipt or V1 CANCEL recorded it first; `false` when the notification
-    /// is no upgrade or no replaced plan is known, and its own event stands.
+    /// or names it when a receipt or V1 CANCEL recorded it first.
     private func recordUpgrade(_ notification: NotificationWrite, chains: [String: StoredChain],
-                               outcome: inout NotificationOutcome) throws -> Bool {
+                               outcome: inout NotificationOutcome) throws {
         guard let report = notification.report, report.happening == .upgrade,
               let newPlan = notification.transactions.first(where: {
                   $0.transactionID == report.subjectTransactionID
@@ -77,10 +75,9 @@ extension FactsRecorder {
               let upgrade = HistoryDerivation.upgrade(
                   to: newPlan, chain: try storedTransactions(chainRow: chain.row),
                   source: notification.source, notification: report)
-        else { return false }
+        else { return }
         if try insert(upgrade.event, into: chain) { outcome.newEvents += 1 }
         try confirm(upgrade.confirmation)
-        return true
     }
 
     /// Applies `confirmation` to the event it names, owned or still waiting for an owner (ids

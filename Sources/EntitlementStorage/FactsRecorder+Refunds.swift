@@ -28,11 +28,16 @@ extension FactsRecorder {
         // Only a cancellation needs the reversal: the common path costs no extra query.
         let reversedAt = transaction.cancellationDateMs == nil
             ? nil : try refundReversedAt(transaction.transactionID)
-        let events = HistoryDerivation.events(incoming: transaction, stored: stored?.value,
+        var events = HistoryDerivation.events(incoming: transaction, stored: stored?.value,
                                               source: source, refundReversedAtMs: reversedAt,
                                               notification: notification)
-        let confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored?.value,
+        var confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored?.value,
                                                           by: notification)
+        if transaction.isUpgraded {
+            (events, confirmation) = try HistoryDerivation.joiningNewPlanUpgrade(
+                events: events, confirmation: confirmation, of: transaction,
+                chain: try storedTransactions(chainRow: chainRow), isRecorded: isRecorded)
+        }
         let incoming = transaction.withRefundReversed(at: reversedAt)
         guard let stored else {
             try insert(incoming, chainRow: chainRow)

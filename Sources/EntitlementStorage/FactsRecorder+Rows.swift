@@ -29,6 +29,16 @@ extension FactsRecorder {
         return transactions
     }
 
+    /// Whether an event with `eventID` is stored, owned or still waiting for an owner.
+    func isRecorded(_ eventID: String) throws -> Bool {
+        let find = try db.prepare("""
+            SELECT 1 FROM history_events WHERE event_id = ?1 UNION ALL SELECT 1 FROM pending_events WHERE event_id = ?1
+            """)
+        find.bind(eventID, at: 1)
+        defer { find.reset() }
+        return try find.step()
+    }
+
     func insert(_ transaction: Transaction, chainRow: Int64) throws {
         let insert = try db.prepare("""
             INSERT INTO transactions (

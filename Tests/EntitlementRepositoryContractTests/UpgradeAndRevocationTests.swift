@@ -23,14 +23,10 @@ struct UpgradeAndRevocationTests {
         return (basic, upgraded, premium)
     }
 
-    /// What the ingestor hands over for DID_CHANGE_RENEWAL_PREF/UPGRADE: the new plan and the
-    /// notification's own PRODUCT_CHANGE, for when no replaced plan is known.
+    /// What the ingestor hands over for DID_CHANGE_RENEWAL_PREF/UPGRADE: the new plan, and the
+    /// report that says it is an upgrade (no event of its own: the store records it).
     private func upgradeNotification(_ uuid: String, newPlan: Transaction) -> NotificationWrite {
-        let own = HistoryEvent(eventID: uuid, kind: .productChange, occurredAtMs: newPlan.purchaseDateMs + 5,
-                               productID: newPlan.productID, transactionID: newPlan.transactionID,
-                               originalTransactionID: newPlan.originalTransactionID, environment: .sandbox,
-                               source: .notificationV2, appleNotificationType: Self.upgradeType)
-        var write = Fixture.notification(uuid, transactions: [newPlan], events: [own])
+        var write = Fixture.notification(uuid, transactions: [newPlan])
         write.report = NotificationReport(appleNotificationType: Self.upgradeType,
                                           subjectTransactionID: newPlan.transactionID, kind: .productChange,
                                           productChange: .upgrade)
@@ -90,14 +86,18 @@ struct UpgradeAndRevocationTests {
     }
 
     @Test(arguments: Backend.allCases)
-    func anUpgradeOfAPlanNeverSeenKeepsTheNotificationsOwnEvent(backend: Backend) async throws {
+    func anUpgradeOfAPlanNeverSeenIsJoinedByTheReceiptThatShowsIt(backend: Backend) async throws {
         try await backend.withRepository { store in
+            // The service first hears of chain 4 from the upgrade: the new plan is all it knows.
             let plans = upgrade(chain: "4")
             _ = try await store.apply(upgradeNotification("v2:up", newPlan: plans.premium))
-            _ = try await store.write(Fixture.receipt("dave", [plans.premium]))
+            _ = try await store.write(Fixture.receipt("dave", [plans.upgraded, plans.premium]))
             let events = try history(store, "dave")
-            #expect(events.keys.sorted() == ["renewal:43", "v2:up"])
-            #expect(events["v2:up"]?.kind == .productChange)
+            #expect(events.keys.sorted() == ["product_change:to:43", "purchase:4", "renewal:43"])
+            #expect(events["product_change:to:43"]?.kind == .productChange)
+            #expect(events["product_change:to:43"]?.productID == "premium", "the new plan, all it knew")
+            #expect(events["product_change:to:43"]?.appleNotificationType == Self.upgradeType)
+            #expect(events["product_change:to:43"]?.source == .notificationV2)
         }
     }
 

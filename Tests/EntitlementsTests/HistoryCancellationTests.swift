@@ -149,8 +149,11 @@ final class HistoryCancellationTests: XCTestCase {
                     chain: [basic, premium, period("4", chain: "1", product: "premium.monthly", bought: Day.at(50),
                                                    expires: Day.at(80))],
                     expected: "product_change:1 1 basic.monthly @20"),
-        UpgradeCase(name: "no earlier plan known: nothing here (the notification's own event stands)",
-                    chain: [premium], expected: nil),
+        UpgradeCase(name: "no earlier plan known: recorded against the new plan, at its purchase",
+                    chain: [premium], expected: "product_change:to:3 3 premium.monthly @20"),
+        UpgradeCase(name: "a plan that had ended before the new one was bought was not replaced",
+                    chain: [period("0", chain: "1", bought: Day.at(-31), expires: Day.jan1), premium],
+                    expected: "product_change:to:3 3 premium.monthly @20"),
         UpgradeCase(name: "a downgrade is no upgrade", chain: [basic, premium],
                     notification: report("DID_CHANGE_RENEWAL_PREF/DOWNGRADE", subject: "3", .productChange),
                     expected: nil),
@@ -169,6 +172,53 @@ final class HistoryCancellationTests: XCTestCase {
                 XCTAssertEqual(upgrade.confirmation.eventIDs, [upgrade.event.eventID], testCase.name)
             }
         }
+    }
+
+    private struct JoinCase {
+        var name: String
+        var chain: [Transaction]
+        var recorded: Set<String>
+        var notification: NotificationReport?
+        /// The event ids left, then the ids the confirmation names ("-" for none).
+        var expected: String
+    }
+
+    private static let joinCases: [JoinCase] = [
+        JoinCase(name: "a V2 upgrade recorded against the new plan: the receipt adds no second event",
+                 chain: [basic, premium], recorded: ["product_change:to:3"], expected: " | -"),
+        JoinCase(name: "a V1 CANCEL reporting it names that event",
+                 chain: [basic, premium], recorded: ["product_change:to:3"], notification: cancelUpgrade,
+                 expected: " | product_change:to:3"),
+        JoinCase(name: "nothing recorded against the new plan: the replaced plan's event stands",
+                 chain: [basic, premium], recorded: [], expected: "product_change:1 | -"),
+        JoinCase(name: "the new plan unknown: the replaced plan's event stands",
+                 chain: [basic], recorded: ["product_change:to:3"], expected: "product_change:1 | -"),
+        JoinCase(name: "only the plan bought next is the new plan",
+                 chain: [basic, premium, period("4", chain: "1", bought: Day.at(50), expires: Day.at(80))],
+                 recorded: ["product_change:to:4"], expected: "product_change:1 | -"),
+    ]
+
+    func testAReplacedPlanJoinsAnUpgradeRecordedAgainstTheNewPlan() {
+        for testCase in Self.joinCases {
+            let events = HistoryDerivation.events(incoming: Self.basicUpgraded, stored: Self.basic, source: .receipt,
+                                                  notification: testCase.notification)
+            let joined = HistoryDerivation.joiningNewPlanUpgrade(
+                events: events, confirmation: nil, of: Self.basicUpgraded, chain: testCase.chain,
+                isRecorded: { testCase.recorded.contains($0) })
+            let confirmed = joined.confirmation?.eventIDs.joined(separator: ",") ?? "-"
+            XCTAssertEqual(joined.events.map(\.eventID).joined(separator: ",") + " | " + confirmed, testCase.expected,
+                           testCase.name)
+            if let confirmation = joined.confirmation {
+                XCTAssertEqual(confirmation.appleNotificationType, "CANCEL", testCase.name)
+            }
+        }
+        // A V1 CANCEL after the receipt: its confirmation moves to the event that stands.
+        let confirmation = HistoryDerivation.confirmation(of: Self.basicUpgraded, stored: Self.basicUpgraded,
+                                                          by: Self.cancelUpgrade)
+        let joined = HistoryDerivation.joiningNewPlanUpgrade(
+            events: [], confirmation: confirmation, of: Self.basicUpgraded, chain: [Self.basicUpgraded, Self.premium],
+            isRecorded: { $0 == "product_change:to:3" })
+        XCTAssertEqual(joined.confirmation?.eventIDs, ["product_change:to:3"])
     }
 
     func testOnlyAnUpgradeNotificationsProductChangeNamesATransactionsHappening() {

@@ -1058,6 +1058,19 @@ def test_an_upgrade_is_one_product_change_whichever_arrives_first(with_receipts,
     submit_receipt(c, "upgrade-notified", [basic_upgraded, premium])
     _assert_one_upgrade(c, "upgrade-notified", chain, upgraded_at, c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2)
 
+    # The upgrade is the first the service hears of the chain: recorded against the new plan,
+    # and the receipt that later shows the replaced plan joins it.
+    chain = chain_id()
+    basic, basic_upgraded, premium, upgrade, upgraded_at = _upgrade(signer, chain)
+    assert c.post_v2(upgrade) == 200
+    submit_receipt(c, "upgrade-first-contact", [basic_upgraded, premium])
+    events = c.events("upgrade-first-contact")
+    premium_id = next_id(chain)
+    assert set(events) == {f"purchase:{chain}", f"product_change:to:{premium_id}", f"renewal:{premium_id}"}
+    change = events[f"product_change:to:{premium_id}"]
+    assert change.type == c.pb.ent.EVENT_TYPE_PRODUCT_CHANGE and change.product_id == PREMIUM_ID
+    assert change.source == c.pb.ent.EVENT_SOURCE_NOTIFICATION_V2 and change.apple_notification_type == UPGRADE_TYPE
+
 
 def test_v1_cancel_of_an_upgraded_plan_is_its_product_change(notify):
     c = notify()
