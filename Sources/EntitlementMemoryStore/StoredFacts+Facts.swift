@@ -17,7 +17,8 @@ extension StoredFacts {
         var events = HistoryDerivation.events(incoming: transaction, stored: stored, source: source,
                                               refundReversedAtMs: reversedAt, notification: notification)
         var confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored, by: notification)
-        if transaction.isUpgraded {
+        // Only an upgrade being reported or named looks at the chain: resubmissions cost nothing.
+        if transaction.isUpgraded, !events.isEmpty || confirmation != nil {
             (events, confirmation) = HistoryDerivation.joiningNewPlanUpgrade(
                 events: events, confirmation: confirmation, of: transaction,
                 chain: (chains[chainID]?.transactionIDs ?? []).compactMap { transactions[$0] },

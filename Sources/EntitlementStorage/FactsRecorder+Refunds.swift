@@ -33,7 +33,8 @@ extension FactsRecorder {
                                               notification: notification)
         var confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored?.value,
                                                           by: notification)
-        if transaction.isUpgraded {
+        // Only an upgrade being reported or named looks at the chain: resubmissions cost nothing.
+        if transaction.isUpgraded, !events.isEmpty || confirmation != nil {
             (events, confirmation) = try HistoryDerivation.joiningNewPlanUpgrade(
                 events: events, confirmation: confirmation, of: transaction,
                 chain: try storedTransactions(chainRow: chainRow), isRecorded: isRecorded)
