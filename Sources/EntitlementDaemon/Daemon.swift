@@ -18,6 +18,8 @@ final class Daemon {
     let health = HealthService()
     let authenticator: BearerTokenAuthenticator?
     let serverConfiguration: ServerConfiguration
+    /// --max-message-size: the largest gRPC request message.
+    let maxMessageSize: Int
     /// The admin listener (/metrics, admin operations), or nil to keep /metrics on the service port.
     let adminConfiguration: ServerConfiguration?
     let gracePeriod: Duration
@@ -38,6 +40,7 @@ final class Daemon {
             throw FlagError("--log-format must be text or json")
         }
         logger = Logger(minimumLevel: level, format: format)
+        maxMessageSize = try DaemonFlags.maxMessageSize(flags)
         serverConfiguration = try DaemonFlags.serverConfiguration(
             flags, cores: ProcessInfo.processInfo.activeProcessorCount)
         adminConfiguration = try DaemonFlags.adminConfiguration(flags, service: serverConfiguration)
@@ -159,7 +162,7 @@ final class Daemon {
         NotificationWebhook(ingestor: ingestor).register(into: &http)
         let grpc = GRPCServer(
             router: router,
-            configuration: .init(maxReceiveMessageSize: serverConfiguration.http2.maxRequestBodySize - 5),
+            configuration: .init(maxReceiveMessageSize: maxMessageSize),
             authenticator: authenticator, fallback: http,
             observer: { call in
                 rpcMetrics.record(method: call.method, code: call.code.rawValue, codeName: call.code.description,

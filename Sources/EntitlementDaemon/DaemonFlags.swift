@@ -1,5 +1,6 @@
 import HTTP2
 import HTTP1
+import RPCCore
 import RPCTransport
 import ServiceRuntime
 
@@ -57,18 +58,24 @@ enum DaemonFlags {
         ],
         refusesEmptyValues: true)
 
-    /// The transport settings the flags describe.
+    /// The largest request message (--max-message-size), gRPC's limit.
+    static func maxMessageSize(_ flags: ParsedFlags) throws(FlagError) -> Int {
+        try flags.int("max-message-size", range: 1024...(64 << 20))!
+    }
+
+    /// The transport settings the flags describe. A request body may hold one largest message
+    /// with its gRPC framing; webhook bodies get the same limit.
     static func serverConfiguration(_ flags: ParsedFlags, cores: Int) throws(FlagError) -> ServerConfiguration {
         let (host, port) = try address(flags, "listen", example: "127.0.0.1:50051")
-        let messageLimit = try flags.int("max-message-size", range: 1024...(64 << 20))!
+        let bodyLimit = GRPCFraming.bodySize(forMessageSize: try maxMessageSize(flags))
         let headerLimit = try flags.int("max-header-list-size", range: 1024...(1 << 20))!
         return ServerConfiguration(
             host: host, port: port,
             threads: try flags.int("threads", range: 1...256) ?? cores,
             maxConnections: try flags.int("max-connections", range: 1...1_000_000)!,
             http2: HTTP2Limits(maxConcurrentStreams: UInt32(try flags.int("max-concurrent-streams", range: 1...100_000)!),
-                               maxHeaderListSize: headerLimit, maxRequestBodySize: messageLimit + 5),
-            http1: HTTP1RequestParser.Limits(maxHeaderBytes: headerLimit, maxBodySize: messageLimit + 5),
+                               maxHeaderListSize: headerLimit, maxRequestBodySize: bodyLimit),
+            http1: HTTP1RequestParser.Limits(maxHeaderBytes: headerLimit, maxBodySize: bodyLimit),
             idleTimeout: try flags.duration("idle-timeout")!,
             headerReadTimeout: try flags.duration("header-read-timeout")!)
     }

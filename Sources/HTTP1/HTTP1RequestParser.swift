@@ -14,7 +14,7 @@ public final class HTTP1RequestParser {
         /// Request line plus all header fields, in bytes.
         public var maxHeaderBytes: Int
         public var maxBodySize: Int
-        public init(maxHeaderBytes: Int = 16 * 1024, maxBodySize: Int = 4 * 1024 * 1024 + 5) {
+        public init(maxHeaderBytes: Int = 16 * 1024, maxBodySize: Int = 4 * 1024 * 1024) {
             self.maxHeaderBytes = maxHeaderBytes
             self.maxBodySize = maxBodySize
         }

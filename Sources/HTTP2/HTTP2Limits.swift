@@ -11,7 +11,7 @@ public struct HTTP2Limits: Sendable {
     public var initialWindowSize: UInt32
 
     public init(maxConcurrentStreams: UInt32 = 256, maxHeaderListSize: Int = 16 * 1024,
-                maxRequestBodySize: Int = 4 * 1024 * 1024 + 5, initialWindowSize: UInt32 = 1 << 20) {
+                maxRequestBodySize: Int = 4 * 1024 * 1024, initialWindowSize: UInt32 = 1 << 20) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
         self.maxRequestBodySize = maxRequestBodySize

@@ -6,6 +6,15 @@ public enum GRPCFraming {
         public var bytes: ArraySlice<UInt8>
     }
 
+    /// The bytes before each message: the flag byte and the 4-byte length.
+    public static let prefixLength = 5
+
+    /// The request body that holds one message of `messageSize` bytes: what the HTTP layer
+    /// must accept for the gRPC layer to see, and refuse, anything larger.
+    public static func bodySize(forMessageSize messageSize: Int) -> Int {
+        messageSize + prefixLength
+    }
+
     public enum Failure: Error, Equatable, Sendable {
         /// The body ends inside a prefix or a message.
         case truncated
@@ -18,7 +27,7 @@ public enum GRPCFraming {
     /// Frames one uncompressed message.
     public static func frame(_ message: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(5 + message.count)
+        out.reserveCapacity(prefixLength + message.count)
         appendPrefix(length: message.count, to: &out)
         out.append(contentsOf: message)
         return out
@@ -62,16 +71,17 @@ public struct Deframer: Sendable {
             input = pending[...]
             pending = []
         }
-        while input.count >= 5 {
+        let prefix = GRPCFraming.prefixLength
+        while input.count >= prefix {
             let start = input.startIndex
             let flag = input[start]
             guard flag <= 1 else { throw .badFlag(flag) }
             let length = Int(input[start + 1]) << 24 | Int(input[start + 2]) << 16
                 | Int(input[start + 3]) << 8 | Int(input[start + 4])
             guard length <= limit else { throw .tooLarge(length: length, limit: limit) }
-            guard input.count >= 5 + length else { break }
-            emit(GRPCFraming.Message(compressed: flag == 1, bytes: input[(start + 5)..<(start + 5 + length)]))
-            input = input[(start + 5 + length)...]
+            guard input.count >= prefix + length else { break }
+            emit(GRPCFraming.Message(compressed: flag == 1, bytes: input[(start + prefix)..<(start + prefix + length)]))
+            input = input[(start + prefix + length)...]
         }
         pending = Array(input)
     }

@@ -10,6 +10,15 @@ final class GRPCFramingTests: XCTestCase {
         XCTAssertEqual(messages.first?.compressed, false)
     }
 
+    /// The transport's body limit comes from here: a body of exactly that size holds one message
+    /// at the limit, and the deframer accepts it.
+    func testBodySizeHoldsOneMessageOfThatSize() throws {
+        let message = [UInt8](repeating: 7, count: 1000)
+        let body = GRPCFraming.frame(message)
+        XCTAssertEqual(body.count, GRPCFraming.bodySize(forMessageSize: message.count))
+        XCTAssertEqual(try GRPCFraming.messages(in: body[...], limit: 1000).map { Array($0.bytes) }, [message])
+    }
+
     func testEmptyMessageIsOneMessage() throws {
         let messages = try GRPCFraming.messages(in: [0, 0, 0, 0, 0][...], limit: 100)
         XCTAssertEqual(messages.count, 1)
