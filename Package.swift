@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "HTTP2", dependencies: ["CNGHTTP2", "HTTPCore"], swiftSettings: loopConfined),
         .target(name: "HTTP1", dependencies: ["CHTTPParser", "HTTPCore"], swiftSettings: loopConfined),
         .target(name: "RPCCore", dependencies: ["HTTPCore", "ProtobufWire", "JWS"], swiftSettings: loopConfined),
-        .target(name: "RPCTransport", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1"],
+        .target(name: "HTTPServer", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1"],
                 swiftSettings: loopConfined),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
 
@@ -60,11 +60,11 @@ let package = Package(
         // The App Store simulator: Apple's endpoints and notifications for local testing.
         .target(name: "AppStoreSimulator", dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore"]),
         .executableTarget(name: "appstore-sim",
-                          dependencies: ["AppStoreSimulator", "RPCTransport", "HTTPCore", "ServiceRuntime"]),
+                          dependencies: ["AppStoreSimulator", "HTTPServer", "HTTPCore", "ServiceRuntime"]),
         // The composition root as a library: flags, wiring, lifecycle. Executables add nothing
         // but the services they link (ExtraService).
         .target(name: "EntitlementDaemon",
-                dependencies: ["EntitlementService", "RPCTransport", "RPCCore",
+                dependencies: ["EntitlementService", "HTTPServer", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
                                "Entitlements", "JWS"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "entitlementd-testing", dependencies: ["EntitlementDaemon", "EntitlementTesting"]),
 
         // Zero-latency verifyReceipt fake for Benchmarks/submit-receipt.sh; never part of the service.
-        .executableTarget(name: "apple-fake", dependencies: ["RPCTransport", "HTTPCore"], path: "Benchmarks/apple-fake"),
+        .executableTarget(name: "apple-fake", dependencies: ["HTTPServer", "HTTPCore"], path: "Benchmarks/apple-fake"),
 
         // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
         .executableTarget(name: "entitlementd-fuzz",
@@ -93,7 +93,7 @@ let package = Package(
         .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
-        .testTarget(name: "RPCClientTests", dependencies: ["RPCClient", "RPCCore", "HTTPCore", "RPCTransport"]),
+        .testTarget(name: "RPCClientTests", dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTPServer"]),
         .testTarget(name: "AppStoreSimulatorTests", dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),

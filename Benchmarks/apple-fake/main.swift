@@ -1,6 +1,6 @@
 import Foundation
 import HTTPCore
-import RPCTransport
+import HTTPServer
 
 // A zero-latency fake of Apple's verifyReceipt for Benchmarks/submit-receipt.sh, served by the
 // project's own HTTPServer so the fake costs little next to the server under test.

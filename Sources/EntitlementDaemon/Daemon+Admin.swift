@@ -1,6 +1,6 @@
 import HTTPCore
 import RPCCore
-import RPCTransport
+import HTTPServer
 import ServiceRuntime
 
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.

@@ -6,7 +6,7 @@ import Foundation
 import HTTPCore
 import JWS
 import RPCCore
-import RPCTransport
+import HTTPServer
 import ServiceRuntime
 
 /// Wires the components together and owns the process lifecycle.

@@ -1,4 +1,4 @@
-import RPCTransport
+import HTTPServer
 import ServiceRuntime
 
 extension DaemonFlags {

@@ -1,7 +1,7 @@
 import HTTP2
 import HTTP1
 import RPCCore
-import RPCTransport
+import HTTPServer
 import ServiceRuntime
 
 /// Every flag entitlementd takes. Each is also read from ENTITLEMENTD_<FLAG_IN_UPPER_SNAKE>.

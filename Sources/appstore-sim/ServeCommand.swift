@@ -1,7 +1,7 @@
 import AppStoreSimulator
 import Foundation
 import HTTPCore
-import RPCTransport
+import HTTPServer
 import ServiceRuntime
 
 /// `appstore-sim serve`: flags, the simulator, the HTTP server, and a wait for SIGTERM.

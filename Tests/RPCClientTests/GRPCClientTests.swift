@@ -1,7 +1,7 @@
 import HTTPCore
 import RPCClient
 import RPCCore
-import RPCTransport
+import HTTPServer
 import XCTest
 
 /// ``GRPCClient`` against the project's own gRPC server over loopback TCP.

@@ -2,7 +2,7 @@ import Foundation
 import HTTPCore
 import RPCClient
 import RPCCore
-import RPCTransport
+import HTTPServer
 
 /// The project's own server (``HTTPServer`` + ``GRPCServer``) on a free loopback port, with
 /// a small test service: a real peer rather than a scripted one.
