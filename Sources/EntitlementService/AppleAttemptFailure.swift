@@ -3,7 +3,7 @@
 /// Two audiences: ``reason`` is what a caller reads in the UNAVAILABLE message once retries run
 /// out (a few words, never Foundation's error dump or a configured URL); ``description`` is the
 /// whole story for the server log, where the RPC layer writes an ``RPCError``'s cause.
-enum AppleAttemptFailure: Error, Sendable, CustomStringConvertible {
+public enum AppleAttemptFailure: Error, Sendable, CustomStringConvertible {
     /// No HTTP answer at all (refused, timed out, TLS, DNS).
     case transport(AppleTransportError)
     /// An HTTP status other than 200 (Apple's 5xx during outages).
@@ -28,7 +28,7 @@ enum AppleAttemptFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    public var description: String {
         switch self {
         case .transport(let error): return "\(error)"
         case .httpStatus(let status): return "HTTP \(status)"

@@ -28,7 +28,13 @@ public struct ReceiptSubmission: Sendable {
         recentlyVerified = verifyCacheTTLMs.map { RecentlyVerified(ttlMs: $0) }
     }
 
+    /// The SubmitReceipt handler: verification failures become gRPC status here
+    /// (``ServiceErrors``), the one mapping for this RPC.
     func submit(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse {
+        try await ServiceErrors.mapping { try await verifyAndStore(request) }
+    }
+
+    func verifyAndStore(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse {
         guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
         let hasReceipt = !request.receiptData.isEmpty
         let hasSigned = !request.signedTransaction.isEmpty

@@ -1,11 +1,11 @@
 import AppStore
 import Entitlements
 import Foundation
-import RPCCore
 
 extension ReceiptVerifier {
     /// One verification: walks production -> sandbox (or back) and retries as the status
-    /// demands. Runs once per distinct receipt even when many callers wait on it.
+    /// demands. Runs once per distinct receipt even when many callers wait on it. Fails with a
+    /// ``ReceiptVerificationError`` (or cancellation).
     nonisolated func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
         let body = VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
         var environment = Environment.production
@@ -19,7 +19,7 @@ extension ReceiptVerifier {
             case .failure(let failure):
                 failures += 1
                 guard failures < configuration.maxAttempts else {
-                    throw RPCError(.unavailable, failure.exhaustedMessage(attempts: failures), cause: failure)
+                    throw ReceiptVerificationError.appleUnreachable(failure, attempts: failures)
                 }
                 try await backoff(failures)
             case .response(let response):
@@ -30,30 +30,30 @@ extension ReceiptVerifier {
                                            bundleID: response.bundleID)
                 case .retryAtSandbox, .retryAtProduction:
                     guard !switchedEnvironment else {
-                        throw RPCError(.unavailable, "Apple sent the receipt back and forth between production and sandbox (status \(response.status))")
+                        throw ReceiptVerificationError.environmentLoop(status: response.status)
                     }
                     switchedEnvironment = true
                     environment = environment == .production ? .sandbox : .production
                 case .retryThenInvalidArgument:
                     guard malformedLeft > 0 else {
-                        throw RPCError(.invalidArgument, "Apple could not read the receipt data (status 21002): send the app's base64 receipt unchanged")
+                        throw ReceiptVerificationError.unreadableReceipt
                     }
                     malformedLeft -= 1
                     try await backoff(configuration.malformedRetries - malformedLeft)
                 case .invalidArgument:
-                    throw RPCError(.invalidArgument, "Apple rejected the receipt (status \(response.status)): it is not a valid App Store receipt")
+                    throw ReceiptVerificationError.invalidReceipt(status: response.status)
                 case .sharedSecretMismatch:
-                    throw RPCError(.failedPrecondition, "Apple rejected the shared secret (status 21004): check --apple-shared-secret against App Store Connect")
+                    throw ReceiptVerificationError.sharedSecretMismatch
                 case .accountNotFound:
-                    throw RPCError(.notFound, "Apple no longer knows the account of this receipt (status 21010): treat it as never purchased")
+                    throw ReceiptVerificationError.accountNotFound
                 case .retryable:
                     failures += 1
                     guard failures < configuration.maxAttempts else {
-                        throw RPCError(.unavailable, "Apple's verifyReceipt is temporarily unavailable (status \(response.status)) after \(failures) attempts; retry later")
+                        throw ReceiptVerificationError.appleBusy(status: response.status, attempts: failures)
                     }
                     try await backoff(failures)
                 case .unavailable(let status):
-                    throw RPCError(.unavailable, "Apple's verifyReceipt answered status \(status), which is not retryable now; retry later")
+                    throw ReceiptVerificationError.appleUnavailable(status: status)
                 }
             }
         }

@@ -1,7 +1,6 @@
 import AppStore
 import Entitlements
 import Foundation
-import RPCCore
 import ServiceRuntime
 
 /// A receipt Apple vouched for, with the environment that answered.
@@ -17,7 +16,8 @@ public struct VerifiedReceipt: Sendable {
 /// Talks to Apple's verifyReceipt: production first, the 21007/21008 environment switch,
 /// retries with backoff, a fair bound on concurrent calls and one call per identical receipt.
 ///
-/// Holds no entitlement state. Errors are ``RPCError``s phrased for the caller.
+/// Holds no entitlement state. Errors are ``ReceiptVerificationError``s in the service's words;
+/// the RPC edge (``ServiceErrors``) phrases them for the caller.
 public actor ReceiptVerifier {
     public struct Configuration: Sendable {
         public var productionURL: URL
@@ -87,7 +87,7 @@ public actor ReceiptVerifier {
             try await self.verifyOnce(receiptData: receiptData)
         }
         if let expected = configuration.bundleID, verified.bundleID != expected {
-            throw RPCError(.invalidArgument, "receipt is for bundle '\(verified.bundleID ?? "(none)")', not this service's '\(expected)'")
+            throw ReceiptVerificationError.otherBundle(found: verified.bundleID, expected: expected)
         }
         return verified
     }

@@ -1,7 +1,6 @@
 import AppStore
 import Entitlements
 import JWS
-import RPCCore
 
 /// Verifies a StoreKit 2 signed transaction and maps it onto the transaction model.
 public struct SignedTransactionVerifier: Sendable {
@@ -13,7 +12,7 @@ public struct SignedTransactionVerifier: Sendable {
         self.bundleID = bundleID
     }
 
-    func verify(_ compact: String) throws -> Transaction {
+    func verify(_ compact: String) throws(SignedTransactionError) -> Transaction {
         let payload: JWSTransactionPayload
         do {
             payload = try verifier.verify(compact) { bytes in
@@ -21,12 +20,12 @@ public struct SignedTransactionVerifier: Sendable {
                 return (transaction, transaction.signedDateMs)
             }
         } catch let error as JWSError {
-            throw RPCError(.invalidArgument, "signed_transaction failed verification: \(error.message)")
+            throw .rejected(reason: error.message)
         } catch {
-            throw RPCError(.invalidArgument, "signed_transaction is not a transaction: \(error)")
+            throw .notATransaction(reason: "\(error)")
         }
         if let bundleID, payload.bundleID != bundleID {
-            throw RPCError(.invalidArgument, "signed_transaction is for bundle '\(payload.bundleID ?? "(none)")', not '\(bundleID)'")
+            throw .otherBundle(found: payload.bundleID, expected: bundleID)
         }
         return payload.transaction
     }

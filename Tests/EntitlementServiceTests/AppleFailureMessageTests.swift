@@ -28,13 +28,14 @@ struct AppleFailureMessageTests {
         #expect(error.detail.contains("NSURLErrorDomain"), "the full text is kept for the log")
     }
 
+    /// What the caller reads: the verifier's failure as the RPC edge answers it.
     private func unavailable(_ answers: [ScriptedApple.Answer]) async -> RPCError? {
         do {
             _ = try await Harness.verifier(ScriptedApple(answers)).verify(receiptData: receipt)
-        } catch let error as RPCError {
-            return error
+        } catch let error as ReceiptVerificationError {
+            return error.rpcError
         } catch {
-            Issue.record("expected an RPCError, got \(error)")
+            Issue.record("expected a ReceiptVerificationError, got \(error)")
         }
         return nil
     }

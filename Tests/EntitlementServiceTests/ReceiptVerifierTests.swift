@@ -10,15 +10,15 @@ import Testing
 struct ReceiptVerifierTests {
     private let receipt = "cmVjZWlwdA=="
 
-    /// The error `body` throws, as the RPCError the service answers with.
-    private func rpcError(_ body: () async throws -> Void) async -> RPCError? {
+    /// The verification failure `body` throws (the RPC edge's status for it is `.rpcError`).
+    private func failure(_ body: () async throws -> Void) async -> ReceiptVerificationError? {
         do {
             try await body()
-            Issue.record("expected an RPCError, nothing was thrown")
-        } catch let error as RPCError {
+            Issue.record("expected a ReceiptVerificationError, nothing was thrown")
+        } catch let error as ReceiptVerificationError {
             return error
         } catch {
-            Issue.record("expected an RPCError, got \(error)")
+            Issue.record("expected a ReceiptVerificationError, got \(error)")
         }
         return nil
     }
@@ -44,19 +44,23 @@ struct ReceiptVerifierTests {
 
     @Test func status21008AfterTheSwitchIsNotFollowedBack() async throws {
         let apple = ScriptedApple([.status(21007), .status(21008)])
-        let error = await rpcError { _ = try await Harness.verifier(apple).verify(receiptData: receipt) }
+        let error = await failure { _ = try await Harness.verifier(apple).verify(receiptData: receipt) }
         #expect(apple.environments == [.production, .sandbox], "one switch only: no ping-pong")
-        #expect(error?.code == .unavailable)
+        guard case .environmentLoop(status: 21008) = error else {
+            Issue.record("expected environmentLoop(21008), got \(String(describing: error))")
+            return
+        }
+        #expect(error?.rpcError.code == .unavailable)
     }
 
     @Test func status21002IsRetriedTwiceAtTheSameEndpointAndNeverFallsBack() async throws {
         let apple = ScriptedApple([.status(21002), .status(21002), .status(21002)])
         let sleeps = Harness.Sleeps()
-        let error = await rpcError {
+        let error = await failure {
             _ = try await Harness.verifier(apple, sleeps: sleeps).verify(receiptData: receipt)
         }
         #expect(apple.environments == [.production, .production, .production], "1 try + 2 retries, never sandbox")
-        #expect(error?.code == .invalidArgument)
+        #expect(error?.rpcError.code == .invalidArgument)
         #expect(sleeps.durations.count == 2, "a backoff before each retry")
 
         let recovers = ScriptedApple([.status(21002), .verifyReceipt(Harness.validReceipt())])
@@ -67,9 +71,9 @@ struct ReceiptVerifierTests {
 
     @Test func retryableFailuresAreRetriedUpToMaxAttemptsThenUnavailable() async throws {
         let apple = ScriptedApple([.status(21005), .http(503), .transportError, .status(21199, isRetryable: true)])
-        let error = await rpcError { _ = try await Harness.verifier(apple).verify(receiptData: receipt) }
+        let error = await failure { _ = try await Harness.verifier(apple).verify(receiptData: receipt) }
         #expect(apple.calls.count == 4)
-        #expect(error?.code == .unavailable)
+        #expect(error?.rpcError.code == .unavailable)
 
         let recovers = ScriptedApple([.transportError, .status(21009), .verifyReceipt(Harness.validReceipt())])
         let verified = try await Harness.verifier(recovers).verify(receiptData: receipt)
@@ -82,7 +86,7 @@ struct ReceiptVerifierTests {
         let sleeps = Harness.Sleeps()
         let configuration = Harness.verifierConfiguration(
             maxAttempts: 8, initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(250))
-        _ = await rpcError {
+        _ = await failure {
             _ = try await Harness.verifier(apple, configuration, sleeps: sleeps).verify(receiptData: receipt)
         }
         #expect(apple.calls.count == 8)
@@ -101,16 +105,19 @@ struct ReceiptVerifierTests {
     ])
     func finalStatusesAnswerAtOnce(status: Int, code: RPCCode) async throws {
         let apple = ScriptedApple([.status(status)])
-        let error = await rpcError { _ = try await Harness.verifier(apple).verify(receiptData: receipt) }
+        let error = await failure { _ = try await Harness.verifier(apple).verify(receiptData: receipt) }
         #expect(apple.calls.count == 1, "status \(status) is not retried")
-        #expect(error?.code == code)
+        #expect(error?.rpcError.code == code)
     }
 
     @Test func aReceiptForAnotherBundleIsRefused() async throws {
         let apple = ScriptedApple([.verifyReceipt(Harness.validReceipt(bundleID: "com.other.app"))])
         let verifier = Harness.verifier(apple, Harness.verifierConfiguration(bundleID: "com.example.app"))
-        let error = await rpcError { _ = try await verifier.verify(receiptData: receipt) }
-        #expect(error?.code == .invalidArgument)
+        let error = await failure { _ = try await verifier.verify(receiptData: receipt) }
+        guard case .otherBundle(found: "com.other.app", expected: "com.example.app") = error else {
+            Issue.record("expected otherBundle, got \(String(describing: error))")
+            return
+        }
     }
 
     @Test func identicalReceiptsInFlightShareOneCall() async throws {
