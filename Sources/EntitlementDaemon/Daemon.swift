@@ -160,10 +160,10 @@ final class Daemon {
                 serviceMetrics.notification(version: version, type: type, outcome: outcome)
             })
         NotificationWebhook(ingestor: ingestor).register(into: &http)
-        let grpc = GRPCServer(
+        let grpc = GRPCHandler(
             router: router,
             configuration: .init(maxReceiveMessageSize: maxMessageSize),
-            authenticator: authenticator, fallback: http,
+            authenticator: authenticator,
             observer: { call in
                 rpcMetrics.record(method: call.method, code: call.code.rawValue, codeName: call.code.description,
                                   seconds: call.seconds)
@@ -182,7 +182,9 @@ final class Daemon {
         watchSignals(stop: stop)
         let server: HTTPServer
         do {
-            server = try HTTPServer(configuration: serverConfiguration, service: grpc)
+            // One port, two protocols: gRPC calls to the gRPC handler, the rest to the HTTP routes.
+            let service = ContentTypeRouter(contentTypePrefix: GRPCHandler.contentType, to: grpc, otherwise: http)
+            server = try HTTPServer(configuration: serverConfiguration, service: service)
         } catch {
             logger.error("cannot listen", [("error", "\(error)")])
             return 1

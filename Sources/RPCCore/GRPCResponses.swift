@@ -10,20 +10,19 @@ enum GRPCResponses {
         HTTPResponse(status: 200, headers: grpcHeaders, body: body.framed, trailers: okTrailers)
     }
 
+    /// The status a call that failed with `error` ends with. Anything but an ``RPCError``
+    /// becomes INTERNAL with a safe message; the details go to `report` (logs), never to the
+    /// caller.
+    static func status(for error: any Error, method: String = "",
+                       report: (@Sendable (String, any Error) -> Void)? = nil) -> RPCError {
+        if let known = error as? RPCError { return known }
+        if error is CancellationError { return RPCError(.cancelled, "call cancelled") }
+        report?(method, error)
+        return RPCError(.internal, "internal server error")
+    }
+
     /// A trailers-only response: one HEADERS frame carrying the status, ending the stream.
-    /// Anything but an ``RPCError`` becomes INTERNAL with a safe message; the details go to
-    /// `report` (logs), never to the caller.
-    static func failure(_ error: any Error, method: String = "",
-                        report: (@Sendable (String, any Error) -> Void)? = nil) -> HTTPResponse {
-        let rpcError: RPCError
-        if let known = error as? RPCError {
-            rpcError = known
-        } else if error is CancellationError {
-            rpcError = RPCError(.cancelled, "call cancelled")
-        } else {
-            report?(method, error)
-            rpcError = RPCError(.internal, "internal server error")
-        }
+    static func failure(_ rpcError: RPCError) -> HTTPResponse {
         var headers = grpcHeaders
         headers.add(name: "grpc-status", value: String(rpcError.code.rawValue))
         if !rpcError.message.isEmpty {
@@ -34,39 +33,41 @@ enum GRPCResponses {
         }
         return HTTPResponse(status: 200, headers: headers)
     }
-
-    /// The grpc-status a response carries, for observation.
-    static func code(of response: HTTPResponse) -> RPCCode {
-        let value = response.trailers?["grpc-status"] ?? response.headers["grpc-status"] ?? "2"
-        return RPCCode(rawValue: Int(value) ?? 2)
-    }
 }
 
-/// Reports each call's outcome once, when its single response is written.
+/// Writes a call's one answer and reports its outcome once, with the status it was given
+/// (never read back from the headers it wrote).
 ///
-/// "Once" holds because ``GRPCServer`` writes exactly one response per call: the async path
+/// "Once" holds because ``GRPCHandler`` writes exactly one response per call: the async path
 /// answers with whichever of the handler and the deadline finishes first and drops the other.
-struct ObservedWriter: HTTPResponseWriter {
+struct ObservedWriter: Sendable {
     let inner: any HTTPResponseWriter
     let method: String
     let start: ContinuousClock.Instant
-    let observer: GRPCServer.CallObserver?
+    let observer: GRPCHandler.CallObserver?
     let requestID: @Sendable () -> String
 
-    func respond(_ response: HTTPResponse) { respond(response, failure: nil) }
+    /// Answers OK with `body`.
+    func succeed(_ body: RPCResponseBody) {
+        observe(.ok, cause: nil)
+        inner.respond(GRPCResponses.success(body))
+    }
 
-    /// Writes the call's answer; `failure` is the error that ended it, whose cause the observer
-    /// may log (it never reaches the caller).
-    func respond(_ response: HTTPResponse, failure: (any Error)?) {
-        if let observer {
-            let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            observer(GRPCServer.CompletedCall(method: method, code: GRPCResponses.code(of: response),
-                                              seconds: seconds, cause: (failure as? RPCError)?.cause,
-                                              requestIDProvider: requestID))
-        }
-        inner.respond(response)
+    /// Answers with the status `error` ends the call with (``GRPCResponses/status(for:method:report:)``);
+    /// an ``RPCError``'s cause goes to the observer, which may log it, never to the caller.
+    func fail(_ error: any Error, report: (@Sendable (String, any Error) -> Void)? = nil) {
+        let status = GRPCResponses.status(for: error, method: method, report: report)
+        observe(status.code, cause: status.cause)
+        inner.respond(GRPCResponses.failure(status))
     }
 
     func onCancel(_ handler: @escaping @Sendable () -> Void) { inner.onCancel(handler) }
+
+    private func observe(_ code: RPCCode, cause: (any Error & Sendable)?) {
+        guard let observer else { return }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        observer(GRPCHandler.CompletedCall(method: method, code: code, seconds: seconds, cause: cause,
+                                           requestIDProvider: requestID))
+    }
 }

@@ -22,6 +22,11 @@ public struct RPCContext: Sendable {
     /// The caller's `x-request-id` when it sent one (so logs join across services), else ours.
     /// Computed on use: the hot path never formats it unless something logs.
     public var requestID: String {
+        RPCContext.requestID(metadata: metadata, sequenceNumber: sequenceNumber)
+    }
+
+    /// The one request-id formula, for handlers (``requestID``) and the call observer alike.
+    static func requestID(metadata: HTTPHeaders, sequenceNumber: UInt64) -> String {
         metadata["x-request-id"] ?? "rpc-" + String(sequenceNumber, radix: 16)
     }
 }

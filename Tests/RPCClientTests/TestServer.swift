@@ -4,7 +4,7 @@ import RPCClient
 import RPCCore
 import HTTPServer
 
-/// The project's own server (``HTTPServer`` + ``GRPCServer``) on a free loopback port, with
+/// The project's own server (``HTTPServer`` + ``GRPCHandler``) on a free loopback port, with
 /// a small test service: a real peer rather than a scripted one.
 final class TestServer: Sendable {
     static let echo = "/test.v1.Echo/Echo"
@@ -33,17 +33,9 @@ final class TestServer: Sendable {
         }
         var configuration = configuration
         configuration.port = 0
-        http = try HTTPServer(configuration: configuration,
-                              service: GRPCServer(router: router, fallback: NotFound()))
+        http = try HTTPServer(configuration: configuration, service: GRPCHandler(router: router))
         address = ServerAddress(parsing: http.boundAddress)!
     }
 
     func stop() { http.shutdown(gracePeriod: .milliseconds(200)) }
-
-    /// Answers anything that is not gRPC.
-    struct NotFound: HTTPService {
-        func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
-            writer.respond(.text(404, "not found\n"))
-        }
-    }
 }

@@ -8,7 +8,7 @@ import XCTest
 /// One call, one answer, one observation: a call whose deadline passes is answered
 /// DEADLINE_EXCEEDED at once, and whatever its handler does afterwards (throw CANCELLED, or
 /// finish OK because it ignored cancellation) is neither written nor counted.
-final class GRPCServerAccountingTests: XCTestCase {
+final class GRPCHandlerAccountingTests: XCTestCase {
     struct Empty: ProtobufMessage {
         init() {}
         init(protobufBytes: ArraySlice<UInt8>) throws {}
@@ -23,7 +23,7 @@ final class GRPCServerAccountingTests: XCTestCase {
     }
 
     final class Recorder: Sendable {
-        let calls = Mutex<[GRPCServer.CompletedCall]>([])
+        let calls = Mutex<[GRPCHandler.CompletedCall]>([])
         var codes: [RPCCode] { calls.withLock { $0.map(\.code) } }
     }
 
@@ -34,17 +34,13 @@ final class GRPCServerAccountingTests: XCTestCase {
         func wait(_ seconds: Double) -> Bool { semaphore.wait(timeout: .now() + seconds) == .success }
     }
 
-    struct NotFound: HTTPService {
-        func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) { writer.respond(.text(404, "no")) }
-    }
-
     func call(_ path: String, timeout: String) -> HTTPRequest {
         HTTPRequest(version: .http2, method: "POST", path: path,
                     headers: ["content-type": "application/grpc", "grpc-timeout": timeout], body: [0, 0, 0, 0, 0])
     }
 
-    func server(_ router: RPCRouter, _ recorder: Recorder) -> GRPCServer {
-        GRPCServer(router: router, fallback: NotFound(), observer: { call in recorder.calls.withLock { $0.append(call) } })
+    func server(_ router: RPCRouter, _ recorder: Recorder) -> GRPCHandler {
+        GRPCHandler(router: router, observer: { call in recorder.calls.withLock { $0.append(call) } })
     }
 
     func status(_ response: HTTPResponse) -> String? {

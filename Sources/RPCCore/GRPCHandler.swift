@@ -1,12 +1,16 @@
 import HTTPCore
 import Synchronization
 
-/// Serves gRPC over the transport's HTTP/2 requests: validates the call, routes it by `:path`,
+/// Handles gRPC calls arriving as HTTP/2 requests: validates the call, routes it by `:path`,
 /// runs the handler the way it was registered and writes status in trailers.
 ///
-/// Requests that are not gRPC (no `application/grpc` content type) go to `fallback`, so one
-/// port serves gRPC, health and webhooks alike.
-public struct GRPCServer: HTTPService {
+/// It sees gRPC requests only: the composition root routes by content type (``contentType``),
+/// so the same port's plain HTTP routes never pass through here. (Not a server: the HTTP
+/// server module owns sockets and connections and hands requests to this.)
+public struct GRPCHandler: HTTPService {
+    /// The content type every gRPC request carries, possibly with a suffix (`+proto`).
+    public static let contentType = "application/grpc"
+
     public struct Configuration: Sendable {
         /// The largest request message accepted (RESOURCE_EXHAUSTED above it).
         public var maxReceiveMessageSize: Int
@@ -35,26 +39,25 @@ public struct GRPCServer: HTTPService {
     let router: RPCRouter
     let configuration: Configuration
     let authenticator: BearerTokenAuthenticator?
-    let fallback: any HTTPService
     let observer: CallObserver?
     let reportFailure: FailureReporter?
     let sequence = CallSequence()
 
     public init(router: RPCRouter, configuration: Configuration = Configuration(),
-                authenticator: BearerTokenAuthenticator? = nil, fallback: any HTTPService,
+                authenticator: BearerTokenAuthenticator? = nil,
                 observer: CallObserver? = nil, reportFailure: FailureReporter? = nil) {
         self.router = router
         self.configuration = configuration
         self.authenticator = authenticator
-        self.fallback = fallback
         self.observer = observer
         self.reportFailure = reportFailure
     }
 
     public func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
         guard let contentType = request.headers["content-type"],
-              contentType.utf8.starts(with: "application/grpc".utf8) else {
-            fallback.handle(request, writer: writer)
+              contentType.utf8.starts(with: GRPCHandler.contentType.utf8) else {
+            // Misrouted: the gRPC spec's answer to a request that is not gRPC.
+            writer.respond(.text(415, "gRPC needs content-type application/grpc\n"))
             return
         }
         let start = ContinuousClock.now
@@ -65,13 +68,13 @@ public struct GRPCServer: HTTPService {
         let observedName = route == nil ? "unknown" : request.path
         let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer,
                                     requestID: { [headers = request.headers] in
-                                        headers["x-request-id"] ?? "rpc-" + String(number, radix: 16)
+                                        RPCContext.requestID(metadata: headers, sequenceNumber: number)
                                     })
         do {
             let (method, message, context) = try prepare(request, route: route, start: start, sequenceNumber: number)
             run(method, message: message, context: context, writer: writer)
         } catch {
-            writer.respond(GRPCResponses.failure(error), failure: error)
+            writer.fail(error)
         }
     }
 
@@ -131,9 +134,9 @@ public struct GRPCServer: HTTPService {
         switch method.execution {
         case .inline(let handler):
             do {
-                writer.respond(GRPCResponses.success(try handler(message, context)))
+                writer.succeed(try handler(message, context))
             } catch {
-                writer.respond(GRPCResponses.failure(error, method: context.method, report: reportFailure), failure: error)
+                writer.fail(error, report: reportFailure)
             }
         case .async(let handler):
             let reportFailure = self.reportFailure
@@ -160,10 +163,9 @@ public struct GRPCServer: HTTPService {
                         group.cancelAll()
                         switch outcome {
                         case .success(let body):
-                            writer.respond(GRPCResponses.success(body))
+                            writer.succeed(body)
                         case .failure(let error):
-                            writer.respond(GRPCResponses.failure(error, method: context.method, report: reportFailure),
-                                           failure: error)
+                            writer.fail(error, report: reportFailure)
                         }
                         return
                     }
