@@ -77,9 +77,6 @@ public actor ReceiptVerifier {
         self.sleep = sleep
     }
 
-    /// Callers waiting for a free Apple connection now.
-    public nonisolated var queuedCalls: Int { permits.queued }
-
     /// Verifies base64 receipt data. Concurrent calls with the same data share one verification;
     /// each caller's cancellation (RPC gone, deadline) ends only its own wait.
     public nonisolated func verify(receiptData: String) async throws -> VerifiedReceipt {

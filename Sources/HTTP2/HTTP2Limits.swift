@@ -18,21 +18,3 @@ public struct HTTP2Limits: Sendable {
         self.initialWindowSize = initialWindowSize
     }
 }
-
-/// What the session learned from the bytes it was fed.
-public enum HTTP2Event {
-    /// A request arrived whole (END_STREAM seen): dispatch it.
-    case request(streamID: Int32, HTTPRequest)
-    /// The stream is gone (answered, reset by the peer, or the connection is closing): any work
-    /// still running for it should be cancelled; a later response is dropped.
-    case streamClosed(streamID: Int32)
-}
-
-/// A connection-level failure: the peer broke the protocol; the connection must close after
-/// flushing what the session queued (usually a GOAWAY).
-public struct HTTP2Error: Error, CustomStringConvertible {
-    public let code: Int32
-    public let description: String
-}
-
-import HTTPCore

@@ -29,10 +29,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         return nil
     }
 
-    public func values(for name: String) -> [String] {
-        fields.compactMap { $0.name == name ? $0.value : nil }
-    }
-
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {

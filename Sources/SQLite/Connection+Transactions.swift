@@ -6,13 +6,11 @@ extension Connection {
         case deferred = "DEFERRED"
         /// Takes the write lock at BEGIN, so a writer never fails mid-transaction on a lock upgrade.
         case immediate = "IMMEDIATE"
-        case exclusive = "EXCLUSIVE"
 
         var beginSQL: String {
             switch self {
             case .deferred: return "BEGIN DEFERRED"
             case .immediate: return "BEGIN IMMEDIATE"
-            case .exclusive: return "BEGIN EXCLUSIVE"
             }
         }
     }

@@ -8,13 +8,12 @@ internal import CSQLite
 public final class Connection {
     /// How to open the file.
     public struct Options: Sendable {
-        public var readOnly: Bool
+        /// Create the file if missing; readers pass `false`: the writer made it, so a missing file is an error.
         public var create: Bool
         /// How long a lock conflict waits before failing with SQLITE_BUSY.
         public var busyTimeoutMs: Int32
 
-        public init(readOnly: Bool = false, create: Bool = true, busyTimeoutMs: Int32 = 5_000) {
-            self.readOnly = readOnly
+        public init(create: Bool = true, busyTimeoutMs: Int32 = 5_000) {
             self.create = create
             self.busyTimeoutMs = busyTimeoutMs
         }
@@ -26,9 +25,8 @@ public final class Connection {
     private var isClosed = false
 
     public init(path: String, options: Options = Options()) throws {
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-        if options.create && !options.readOnly { flags |= SQLITE_OPEN_CREATE }
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_READWRITE
+        if options.create { flags |= SQLITE_OPEN_CREATE }
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {

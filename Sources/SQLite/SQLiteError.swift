@@ -1,6 +1,6 @@
 /// A failed SQLite call: the result code, SQLite's message and the SQL that failed.
 ///
-/// Meant for logs and for the layer above to classify (``isBusy``, ``isConstraintViolation``);
+/// Meant for logs and for the layer above to classify (``isConstraintViolation``);
 /// never shown to API clients, because the SQL and paths are internal.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The extended result code (e.g. 2067 for SQLITE_CONSTRAINT_UNIQUE).
@@ -16,9 +16,6 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// The primary result code (SQLITE_BUSY is 5, SQLITE_CONSTRAINT is 19, ...).
     public var primaryCode: Int32 { extendedCode & 0xff }
-
-    /// Another connection held a lock longer than the busy timeout.
-    public var isBusy: Bool { primaryCode == 5 || primaryCode == 6 }
 
     public var isConstraintViolation: Bool { primaryCode == 19 }
 

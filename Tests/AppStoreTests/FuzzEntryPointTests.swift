@@ -1,8 +1,8 @@
 import AppStore
 import XCTest
 
-/// The fuzz entry points survive random and mutated input; the libFuzzer harness comes later,
-/// this keeps a cheap deterministic run in every test pass.
+/// The fuzz entry points survive random and mutated input. libFuzzer drives the same entry
+/// points for long runs (Scripts/fuzz); this keeps a cheap deterministic run in every test pass.
 final class FuzzEntryPointTests: XCTestCase {
     private static let entryPoints: [(String, @Sendable (UnsafeRawBufferPointer) -> Void)] = [
         ("verifyReceipt", VerifyReceiptResponse.fuzzParse),

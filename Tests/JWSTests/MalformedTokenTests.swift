@@ -137,7 +137,7 @@ final class MalformedTokenTests: XCTestCase {
         for cut in stride(from: 0, to: compact.utf8.count, by: 97) {
             inputs.append(Array(compact.utf8.prefix(cut)))
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(for: #function)
         for _ in 0..<50 {
             var mutated = Array(compact.utf8)
             mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)

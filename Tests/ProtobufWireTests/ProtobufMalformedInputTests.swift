@@ -93,13 +93,27 @@ final class ProtobufMalformedInputTests: XCTestCase {
         }
     }
 
-    /// Every prefix of a valid message either decodes or throws; none traps. A cheap stand-in
-    /// for fuzzing that runs on every test pass.
+    /// Every prefix of a valid message either throws a truncation error or, when it ends on a
+    /// field boundary, decodes to exactly the fields it holds (re-encoding gives the prefix back):
+    /// a cut message never decodes into values the sender did not write.
     func testEveryTruncationOfAValidMessageFailsCleanly() {
         let bytes = ProtobufGoldenTests.everyFieldGolden
+        var decodedPrefixes = 0
         for end in 0..<bytes.count {
-            _ = try? Scalars(protobufBytes: bytes[0..<end])
+            do {
+                let decoded = try Scalars(protobufBytes: bytes[0..<end])
+                XCTAssertEqual(hexString(decoded.protobufBytes()), hexString(Array(bytes[0..<end])),
+                               "prefix of \(end) bytes decoded to other fields")
+                decodedPrefixes += 1
+            } catch let error as ProtobufDecodingError {
+                XCTAssertTrue([.truncated, .lengthPastEnd].contains(error.code),
+                              "prefix of \(end) bytes: \(error)")
+            } catch {
+                XCTFail("prefix of \(end) bytes: unexpected error \(error)")
+            }
         }
+        // One per field boundary (the empty prefix included): 17 tags start a field in the golden.
+        XCTAssertEqual(decodedPrefixes, 17)
     }
 
     /// Every single-byte corruption of a valid message either decodes or throws.
