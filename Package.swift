@@ -29,13 +29,18 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
 
+        // The runtime under everything that runs: threads, locks, the clock, Duration units,
+        // signals, flags, logger, metrics. Depends on nothing of ours.
+        .target(name: "ServiceRuntime"),
+
         // Codecs and protocol cores: no sockets, no domain words.
         .target(name: "ProtobufWire"),
         .target(name: "HTTPCore", swiftSettings: loopConfined),
         .target(name: "HTTP2", dependencies: ["CNGHTTP2", "HTTPCore"], swiftSettings: loopConfined),
         .target(name: "HTTP1", dependencies: ["CHTTPParser", "HTTPCore"], swiftSettings: loopConfined),
-        .target(name: "RPCCore", dependencies: ["HTTPCore", "ProtobufWire", "JWS"], swiftSettings: loopConfined),
-        .target(name: "HTTPServer", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1"],
+        .target(name: "RPCCore", dependencies: ["HTTPCore", "ProtobufWire", "JWS", "ServiceRuntime"],
+                swiftSettings: loopConfined),
+        .target(name: "HTTPServer", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1", "ServiceRuntime"],
                 swiftSettings: loopConfined),
         .target(name: "SQLite", dependencies: ["CSQLite"]),
 
@@ -46,15 +51,14 @@ let package = Package(
         .target(name: "JWS", dependencies: ["COpenSSL"]),
         // The port: what the service needs from storage, in domain words. Backends implement it.
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
-        .target(name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite"]),
+        .target(name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite", "ServiceRuntime"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
-        .target(name: "ServiceRuntime", dependencies: ["HTTPCore"]),
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
                                "JWS", "RPCCore", "HTTPCore", "ServiceRuntime"]),
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
-        .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire"]),
+        .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime"]),
         .executableTarget(name: "entitlementctl",
                           dependencies: ["RPCClient", "EntitlementAPI", "ServiceRuntime"]),
         // The App Store simulator: Apple's endpoints and notifications for local testing.
@@ -84,7 +88,8 @@ let package = Package(
         .executableTarget(name: "entitlementd-fuzz",
                           dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1"]),
         // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
-        .executableTarget(name: "entitlementd-bench", dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements"],
+        .executableTarget(name: "entitlementd-bench",
+                          dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "ServiceRuntime"],
                           path: "Benchmarks/entitlementd-bench"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceRuntime
 
 /// Timing, percentiles and process figures shared by the subcommands.
 enum Measure {
@@ -6,12 +7,7 @@ enum Measure {
     static func time<T>(_ body: () async throws -> T) async rethrows -> (T, Double) {
         let start = ContinuousClock.now
         let result = try await body()
-        return (result, seconds(ContinuousClock.now - start))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+        return (result, (ContinuousClock.now - start).inSeconds)
     }
 
     /// Nearest-rank percentile of `sorted` (ascending), `p` in 0...100.

@@ -1,5 +1,6 @@
 import EntitlementStorage
 import Foundation
+import ServiceRuntime
 
 /// ``EntitlementStore/facts(userID:)`` latency for `distinct` random users of `u0..u(users-1)`,
 /// read one at a time as one event-loop thread would. CheckEntitlement's h2load body always
@@ -65,11 +66,11 @@ struct ReadsCommand {
         for user in picked {
             let before = clock.now
             let facts = try store.facts(userID: user)
-            latencies.append(Measure.seconds(clock.now - before))
+            latencies.append((clock.now - before).inSeconds)
             guard !facts.transactions.isEmpty else { throw BenchError("\(user) has no facts: not a seeded database?") }
             transactions += facts.transactions.count
         }
-        return Pass(latencies: latencies.sorted(), elapsed: Measure.seconds(clock.now - start),
+        return Pass(latencies: latencies.sorted(), elapsed: (clock.now - start).inSeconds,
                     transactions: transactions)
     }
 

@@ -52,7 +52,7 @@ final class Daemon {
         catalog = try Daemon.loadCatalog(flags.string("catalog"))
         verifierConfiguration = try Daemon.verifierConfiguration(flags)
         jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
-        verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map { $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000 }
+        verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map(\.inMilliseconds)
         if let path = flags.string("auth-tokens-file") {
             let tokens = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
             // Likely a file not filled in yet; serving would refuse every call, so say so now.
@@ -129,15 +129,15 @@ final class Daemon {
         health.register(into: &router)
         let verifier = ReceiptVerifier(configuration: verifierConfiguration,
                                        client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
-                                       now: unixMillisecondsNow,
+                                       now: WallClock.unixMilliseconds,
                                        observe: { [serviceMetrics] environment, outcome, seconds in
                                            serviceMetrics.appleCall(environment: environment, outcome: outcome, seconds: seconds)
                                        })
         let signedTransactions = SignedTransactionVerifier(verifier: jwsVerifier, bundleID: verifierConfiguration.bundleID)
         let receipts = ReceiptSubmission(verifier: verifier, signedTransactions: signedTransactions,
                                          repository: store, catalog: catalog,
-                                         verifyCacheTTLMs: verifyCacheTTLMs, now: unixMillisecondsNow)
-        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: unixMillisecondsNow)
+                                         verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds)
+        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds)
             .register(into: &router)
         for service in extraServices {
             service.register(store, &router)
@@ -155,7 +155,7 @@ final class Daemon {
         }
         let ingestor = NotificationIngestor(
             configuration: .init(sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
-            verifier: jwsVerifier, repository: store, logger: logger, now: unixMillisecondsNow,
+            verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds,
             observe: { [serviceMetrics] version, type, outcome in
                 serviceMetrics.notification(version: version, type: type, outcome: outcome)
             })

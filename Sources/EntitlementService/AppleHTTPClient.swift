@@ -1,4 +1,5 @@
 import Foundation
+import ServiceRuntime
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -35,7 +36,7 @@ public final class URLSessionAppleClient: AppleHTTPClient {
         request.httpMethod = "POST"
         request.httpBody = Data(body)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.timeoutInterval = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        request.timeoutInterval = timeout.inSeconds
         do {
             let (data, response) = try await session.data(for: request)
             return ((response as? HTTPURLResponse)?.statusCode ?? 0, [UInt8](data))

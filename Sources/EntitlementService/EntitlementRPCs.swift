@@ -2,6 +2,7 @@ import EntitlementAPI
 import EntitlementPorts
 import Entitlements
 import RPCCore
+import ServiceRuntime
 
 /// The `entitlement.v1.EntitlementService` methods and how each one runs.
 ///
@@ -13,11 +14,11 @@ public struct EntitlementRPCs: Sendable {
 
     let repository: any EntitlementRepository
     let catalog: Catalog
-    let now: @Sendable () -> Int64
+    let now: UnixClock
     let receipts: ReceiptSubmission
 
     public init(repository: any EntitlementRepository, catalog: Catalog, receipts: ReceiptSubmission,
-                now: @escaping @Sendable () -> Int64) {
+                now: @escaping UnixClock) {
         self.repository = repository
         self.catalog = catalog
         self.receipts = receipts

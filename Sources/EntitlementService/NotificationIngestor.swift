@@ -38,7 +38,7 @@ public actor NotificationIngestor {
     nonisolated let verifier: JWSVerifier
     nonisolated let repository: any EntitlementRepository
     nonisolated let logger: Logger
-    nonisolated let now: @Sendable () -> Int64
+    nonisolated let now: UnixClock
     nonisolated let observe: NotificationObserver?
 
     /// Told about every webhook answer: `v1`/`v2`/`unknown`, Apple's notification type (only
@@ -47,7 +47,7 @@ public actor NotificationIngestor {
     public typealias NotificationObserver = @Sendable (_ version: String, _ type: String, _ outcome: String) -> Void
 
     public init(configuration: Configuration, verifier: JWSVerifier, repository: any EntitlementRepository,
-                logger: Logger, now: @escaping @Sendable () -> Int64, observe: NotificationObserver? = nil) {
+                logger: Logger, now: @escaping UnixClock, observe: NotificationObserver? = nil) {
         self.configuration = configuration
         self.verifier = verifier
         self.repository = repository

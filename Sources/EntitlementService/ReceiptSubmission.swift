@@ -3,6 +3,7 @@ import EntitlementPorts
 import Entitlements
 import JWS
 import RPCCore
+import ServiceRuntime
 import Synchronization
 
 /// SubmitReceipt: validate, verify with Apple, store the facts in one write, answer with the
@@ -11,7 +12,7 @@ public struct ReceiptSubmission: Sendable {
     let verifier: ReceiptVerifier
     let repository: any EntitlementRepository
     let catalog: Catalog
-    let now: @Sendable () -> Int64
+    let now: UnixClock
     let recentlyVerified: RecentlyVerified?
     let signedTransactions: SignedTransactionVerifier
 
@@ -19,7 +20,7 @@ public struct ReceiptSubmission: Sendable {
     /// without calling Apple (nil: always call Apple).
     public init(verifier: ReceiptVerifier, signedTransactions: SignedTransactionVerifier,
                 repository: any EntitlementRepository, catalog: Catalog,
-                verifyCacheTTLMs: Int64?, now: @escaping @Sendable () -> Int64) {
+                verifyCacheTTLMs: Int64?, now: @escaping UnixClock) {
         self.verifier = verifier
         self.signedTransactions = signedTransactions
         self.repository = repository

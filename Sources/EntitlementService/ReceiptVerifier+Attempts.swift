@@ -1,6 +1,7 @@
 import AppStore
 import Entitlements
 import Foundation
+import ServiceRuntime
 
 extension ReceiptVerifier {
     /// One verification: walks production -> sandbox (or back) and retries as the status
@@ -80,7 +81,7 @@ extension ReceiptVerifier {
             case .response(let response): label = String(response.status)
             case .failure(let failure): label = failure.metricLabel
             }
-            observe(environment, label, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            observe(environment, label, elapsed.inSeconds)
         }
         return outcome
     }
@@ -107,7 +108,7 @@ extension ReceiptVerifier {
     nonisolated func backoff(_ failures: Int) async throws {
         let base = configuration.initialBackoff * (1 << min(failures - 1, 16))
         let ceiling = min(base, configuration.maxBackoff)
-        let ceilingMs = Double(ceiling.components.seconds) * 1000 + Double(ceiling.components.attoseconds) / 1e15
+        let ceilingMs = ceiling.inFractionalMilliseconds
         try await sleep(.milliseconds(Int64(Double.random(in: 0...max(1, ceilingMs)))))
     }
 }

@@ -57,7 +57,7 @@ public actor ReceiptVerifier {
     nonisolated let client: any AppleHTTPClient
     nonisolated let permits: FairSemaphore
     nonisolated let flights = SingleFlight<String, VerifiedReceipt>()
-    nonisolated let now: @Sendable () -> Int64
+    nonisolated let now: UnixClock
     nonisolated let observe: AppleCallObserver?
     /// Waits out a backoff; injectable so tests check the delays without spending them.
     nonisolated let sleep: @Sendable (Duration) async throws -> Void
@@ -66,7 +66,7 @@ public actor ReceiptVerifier {
     /// number, `http_NNN`, `transport_error` or `unreadable_response`) and how long it took.
     public typealias AppleCallObserver = @Sendable (_ environment: Environment, _ outcome: String, _ seconds: Double) -> Void
 
-    public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping @Sendable () -> Int64,
+    public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping UnixClock,
                 observe: AppleCallObserver? = nil,
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.configuration = configuration

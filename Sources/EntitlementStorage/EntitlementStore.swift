@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import SQLite
+import ServiceRuntime
 
 /// The SQLite ``EntitlementRepository``: one database file, one writer thread, cached reads.
 ///
@@ -32,7 +33,7 @@ public actor EntitlementStore: EntitlementRepository {
         /// but mapped pages count towards RSS.
         public var memoryMapBytes: Int
         /// Unix milliseconds now (default: the wall clock); injectable so tests can pin times.
-        public var clock: @Sendable () -> Int64
+        public var clock: UnixClock
         /// Told after each committed batch: how many writes it carried and how long
         /// BEGIN..COMMIT took (fsync included). For metrics; runs on the writer thread.
         public var onCommit: (@Sendable (_ batchSize: Int, _ seconds: Double) -> Void)?
@@ -41,7 +42,7 @@ public actor EntitlementStore: EntitlementRepository {
             transferPolicy: TransferPolicy = .transfer, factsCacheCapacity: Int = 100_000,
             busyTimeoutMs: Int32 = 5_000, maxBatchSize: Int = 512, writerCacheKiB: Int = 32_768,
             readerCacheKiB: Int = 8_192, memoryMapBytes: Int = 0,
-            clock: (@Sendable () -> Int64)? = nil,
+            clock: UnixClock? = nil,
             onCommit: (@Sendable (_ batchSize: Int, _ seconds: Double) -> Void)? = nil
         ) {
             self.onCommit = onCommit
@@ -52,7 +53,7 @@ public actor EntitlementStore: EntitlementRepository {
             self.writerCacheKiB = writerCacheKiB
             self.readerCacheKiB = readerCacheKiB
             self.memoryMapBytes = memoryMapBytes
-            self.clock = clock ?? WallClock.nowMs
+            self.clock = clock ?? WallClock.unixMilliseconds
         }
     }
 
@@ -79,7 +80,8 @@ public actor EntitlementStore: EntitlementRepository {
         let writer = Writer(db: db, recorder: recorder, queue: queue, cache: cache, readers: readers,
                             statistics: statisticsCounter,
                             maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit)
-        WriterThread.start { writer.run() }
+        // A dedicated thread, not a Task: SQLite blocks in fsync for milliseconds.
+        ServiceThread.detach { writer.run() }
     }
 
     deinit {

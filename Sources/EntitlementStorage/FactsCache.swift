@@ -1,4 +1,5 @@
 import Entitlements
+import ServiceRuntime
 
 /// A bounded, lock-striped, read-through cache of ``UserFacts`` per user.
 ///

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import SQLite
+import ServiceRuntime
 
 /// Records one ``FactsWrite`` or ``NotificationWrite`` inside the writer's open transaction.
 ///
@@ -10,10 +11,10 @@ import SQLite
 /// which is what makes replays harmless.
 final class FactsRecorder {
     let db: Connection
-    let clock: @Sendable () -> Int64
+    let clock: UnixClock
     private let transferPolicy: TransferPolicy
 
-    init(db: Connection, transferPolicy: TransferPolicy, clock: @escaping @Sendable () -> Int64) {
+    init(db: Connection, transferPolicy: TransferPolicy, clock: @escaping UnixClock) {
         self.db = db
         self.transferPolicy = transferPolicy
         self.clock = clock

@@ -1,4 +1,5 @@
 import EntitlementPorts
+import ServiceRuntime
 
 /// Read connections shared by the threads that read; one per thread reading at the same time.
 ///

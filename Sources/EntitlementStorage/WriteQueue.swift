@@ -1,5 +1,6 @@
 import EntitlementPorts
 import Entitlements
+import ServiceRuntime
 
 /// One unit of work for the writer thread, with the continuation that answers its caller.
 enum WriteJob: Sendable {

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import SQLite
+import ServiceRuntime
 
 /// The writer thread's loop: takes queued writes and notifications, commits them as one
 /// transaction, then answers.
@@ -98,7 +99,7 @@ final class Writer: @unchecked Sendable {
             }
             if let onCommit {
                 let elapsed = ContinuousClock.now - started
-                onCommit(batch.count, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                onCommit(batch.count, elapsed.inSeconds)
             }
         }
         cache.invalidate(affectedUsers)

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import ServiceRuntime
 import Synchronization
 
 /// One thread, one epoll set, and every connection it accepted, for their whole life.
@@ -14,6 +15,7 @@ final class EventLoop: @unchecked Sendable {
     let server: ServerCore
     private let queue = Mutex<[@Sendable () -> Void]>([])
     private var threadID = pthread_t()
+    private var thread: ServiceThread?
     private var stopped = false
 
     // Loop-thread state.
@@ -46,18 +48,10 @@ final class EventLoop: @unchecked Sendable {
     var inLoopThread: Bool { pthread_equal(pthread_self(), threadID) != 0 }
 
     func start() {
-        let box = Unmanaged.passRetained(self)
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        pthread_create(&threadID, &attributes, { raw in
-            let loop = Unmanaged<EventLoop>.fromOpaque(raw!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, box.toOpaque())
-        pthread_attr_destroy(&attributes)
+        thread = ServiceThread.start { self.run() }
     }
 
-    func join() { pthread_join(threadID, nil) }
+    func join() { thread?.join() }
 
     /// Runs `work` on the loop thread soon. Safe from any thread.
     func execute(_ work: @escaping @Sendable () -> Void) {

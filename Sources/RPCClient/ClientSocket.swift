@@ -1,5 +1,6 @@
 import Glibc
 import RPCCore
+import ServiceRuntime
 
 /// A non-blocking TCP socket driven by `poll`, for a client that makes one call at a time.
 ///
@@ -106,9 +107,7 @@ final class ClientSocket {
         guard let deadline else { return -1 }
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: milliseconds)
+        return Int32(clamping: remaining.inMillisecondsRoundedUp)
     }
 }
 

@@ -1,14 +1,12 @@
 import RPCCore
+import ServiceRuntime
 
 extension GRPCTimeout {
     /// The `grpc-timeout` value for `duration`: the finest unit whose count fits the spec's 8
     /// digits, rounded up so a short timeout never reads as "already expired".
     static func header(for duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, duration > .zero else { return "1n" }
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let total = nanoseconds.overflow ? Int64.max
-            : nanoseconds.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
+        guard duration > .zero else { return "1n" }
+        let total = duration.inNanosecondsSaturating
         let units: [(perUnit: Int64, suffix: String)] = [
             (1, "n"), (1_000, "u"), (1_000_000, "m"), (1_000_000_000, "S"),
             (60_000_000_000, "M"), (3_600_000_000_000, "H"),

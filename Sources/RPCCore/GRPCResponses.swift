@@ -1,4 +1,5 @@
 import HTTPCore
+import ServiceRuntime
 
 /// The two response shapes gRPC uses over HTTP/2.
 enum GRPCResponses {
@@ -66,7 +67,7 @@ struct ObservedWriter: Sendable {
     private func observe(_ code: RPCCode, cause: (any Error & Sendable)?) {
         guard let observer else { return }
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         observer(GRPCHandler.CompletedCall(method: method, code: code, seconds: seconds, cause: cause,
                                            requestIDProvider: requestID))
     }

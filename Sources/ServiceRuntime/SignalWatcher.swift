@@ -36,18 +36,14 @@ public final class SignalWatcher: Sendable {
     /// Starts the thread that waits for signals and runs their handlers. A signal without a
     /// handler is ignored (SIGHUP with nothing to reload must not kill the service).
     public func start() {
-        let box = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        pthread_create(&thread, nil, { raw in
-            let watcher = Unmanaged<SignalWatcher>.fromOpaque(raw!).takeRetainedValue()
+        ServiceThread.detach {
             var set = SignalWatcher.signalSet()
             while true {
                 var received: Int32 = 0
                 guard sigwait(&set, &received) == 0 else { continue }
-                let handler = watcher.handlers.withLock { $0[received] }
+                let handler = self.handlers.withLock { $0[received] }
                 handler?()
             }
-        }, box.toOpaque())
-        pthread_detach(thread)
+        }
     }
 }

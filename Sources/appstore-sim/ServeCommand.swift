@@ -70,7 +70,7 @@ enum ServeCommand {
             delivery = WebhookDelivery(poster: URLSessionWebhookPoster(url: url),
                                        planner: DeliveryPlanner(order: order, duplicateRate: rate), seed: seed)
         }
-        let wallClock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+        let wallClock: UnixClock = WallClock.unixMilliseconds
         let configuration = Simulation.Configuration(
             bundleID: flags.string("bundle-id")!, sharedSecret: flags.string("shared-secret"),
             firstTransactionID: Simulation.Configuration.idBase(startingAt: wallClock()))

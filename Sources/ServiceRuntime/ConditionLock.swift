@@ -1,18 +1,15 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// A pthread mutex with one condition variable, for the writer thread's queue.
+/// A pthread mutex with one condition variable, for a thread that sleeps until work is queued
+/// (the store's writer).
 ///
-/// Synchronization.Mutex has no condition variable, and the writer must sleep (not spin) while
-/// idle. The pthread objects live on the heap because they must never move.
-final class ConditionLock: @unchecked Sendable {
+/// Synchronization.Mutex, the lock everywhere else, has no condition variable, and an idle
+/// writer must sleep, not spin. The pthread objects live on the heap because they must never move.
+public final class ConditionLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -24,18 +21,18 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Sleeps until signalled; call only while holding the lock (inside ``withLock(_:)``).
-    func wait() {
+    public func wait() {
         pthread_cond_wait(condition, mutex)
     }
 
-    func signal() {
+    public func signal() {
         pthread_cond_signal(condition)
     }
 }
