@@ -5,7 +5,7 @@ import JWS
 
 extension NotificationIngestor {
     /// V1: authenticated only by the shared secret in `password`; idempotent by body hash.
-    nonisolated func decodeV1(_ body: [UInt8], sourceID: String) throws -> (write: NotificationWrite, type: String) {
+    func decodeV1(_ body: [UInt8], sourceID: String) throws -> (write: NotificationWrite, type: String) {
         let notification: NotificationV1
         do {
             notification = try NotificationV1.parse(body, receivedAtMs: now())

@@ -7,7 +7,7 @@ extension NotificationIngestor {
     /// V2: every JWS (the payload and the transaction and renewal info inside it) must verify
     /// against the trusted root at its own signedDate. Each is decoded once: the verifier hands
     /// back the decoded value only after its signature verifies. Returns nil for TEST.
-    nonisolated func verifyV2(_ signedPayload: String) throws -> (write: NotificationWrite, type: String)? {
+    func verifyV2(_ signedPayload: String) throws -> (write: NotificationWrite, type: String)? {
         var signedDate: Int64 = 0
         let payload: NotificationV2Payload = try verified(signedPayload, as: "signedPayload") { bytes in
             let payload = try NotificationV2Payload.parse(bytes)
@@ -67,7 +67,7 @@ extension NotificationIngestor {
 
     /// Verifies one JWS and returns what `read` decoded from it: 401 when the token or its
     /// chain is rejected, 400 when the payload is not what `name` must be.
-    nonisolated func verified<Value>(_ compact: String, as name: String, id: String? = nil,
+    func verified<Value>(_ compact: String, as name: String, id: String? = nil,
                                      read: ([UInt8]) throws -> (value: Value, atUnixMs: Int64)) throws -> Value {
         do {
             return try verifier.verify(compact, reading: read)

@@ -8,10 +8,12 @@ import ServiceRuntime
 /// Turns Apple's webhook posts (V1 JSON, V2 signed JWS) into store writes.
 ///
 /// Validation and decoding happen here; the store commits (group commit) and the answer is
-/// given only after that commit. `ingest` is nonisolated on purpose: ES256 and X.509 checks
-/// are CPU-bound and independent, so concurrent notifications verify in parallel on the
+/// given only after that commit.
+///
+/// A final class, not an actor: it has no mutable state, and ES256 and X.509 checks are
+/// CPU-bound and independent, so concurrent notifications must verify in parallel on the
 /// cooperative pool instead of queueing on one actor executor.
-public actor NotificationIngestor {
+public final class NotificationIngestor: Sendable {
     public struct Configuration: Sendable {
         public var sharedSecret: String?
         public var bundleID: String?
@@ -34,12 +36,12 @@ public actor NotificationIngestor {
         var outcome = "rejected"
     }
 
-    nonisolated let configuration: Configuration
-    nonisolated let verifier: JWSVerifier
-    nonisolated let repository: any EntitlementRepository
-    nonisolated let logger: Logger
-    nonisolated let now: UnixClock
-    nonisolated let observe: NotificationObserver?
+    let configuration: Configuration
+    let verifier: JWSVerifier
+    let repository: any EntitlementRepository
+    let logger: Logger
+    let now: UnixClock
+    let observe: NotificationObserver?
 
     /// Told about every webhook answer: `v1`/`v2`/`unknown`, Apple's notification type (only
     /// once authenticated, else `unverified`, so strangers cannot grow metric labels) and the
@@ -57,7 +59,7 @@ public actor NotificationIngestor {
     }
 
     /// Validates, decodes and durably applies one webhook body; logs the answer.
-    public nonisolated func ingest(_ body: [UInt8]) async -> Answer {
+    public func ingest(_ body: [UInt8]) async -> Answer {
         let answer = await decideAnswer(body)
         observe?(answer.version, answer.type, answer.outcome)
         let level: Logger.Level = answer.status >= 500 ? .error : answer.status >= 400 ? .warning : .info
@@ -66,7 +68,7 @@ public actor NotificationIngestor {
         return answer
     }
 
-    private nonisolated func decideAnswer(_ body: [UInt8]) async -> Answer {
+    private func decideAnswer(_ body: [UInt8]) async -> Answer {
         guard body.count <= configuration.maxBodyBytes else {
             return Answer(status: 413, notificationID: "-", reason: "body over \(configuration.maxBodyBytes) bytes")
         }

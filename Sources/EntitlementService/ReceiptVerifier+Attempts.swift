@@ -7,7 +7,7 @@ extension ReceiptVerifier {
     /// One verification: walks production -> sandbox (or back) and retries as the status
     /// demands. Runs once per distinct receipt even when many callers wait on it. Fails with a
     /// ``ReceiptVerificationError`` (or cancellation).
-    nonisolated func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
+    func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
         let body = VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
         var environment = Environment.production
         var switchedEnvironment = false
@@ -68,7 +68,7 @@ extension ReceiptVerifier {
     /// One POST under a concurrency permit. HTTP 5xx, timeouts and connection errors are
     /// transport failures (retryable); an unreadable 200 body is too, since Apple does not
     /// send them on purpose.
-    nonisolated func attempt(url: URL, body: [UInt8], environment: Environment) async throws -> AttemptOutcome {
+    func attempt(url: URL, body: [UInt8], environment: Environment) async throws -> AttemptOutcome {
         try await permits.acquire()
         defer { permits.release() }
         try Task.checkCancellation()
@@ -86,7 +86,7 @@ extension ReceiptVerifier {
         return outcome
     }
 
-    private nonisolated func post(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
+    private func post(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
         let status: Int
         let responseBody: [UInt8]
         do {
@@ -105,7 +105,7 @@ extension ReceiptVerifier {
     }
 
     /// Exponential backoff with full jitter, so a burst of failures does not retry in lockstep.
-    nonisolated func backoff(_ failures: Int) async throws {
+    func backoff(_ failures: Int) async throws {
         let base = configuration.initialBackoff * (1 << min(failures - 1, 16))
         let ceiling = min(base, configuration.maxBackoff)
         let ceilingMs = ceiling.inFractionalMilliseconds

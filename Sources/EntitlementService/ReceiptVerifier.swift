@@ -18,7 +18,10 @@ public struct VerifiedReceipt: Sendable {
 ///
 /// Holds no entitlement state. Errors are ``ReceiptVerificationError``s in the service's words;
 /// the RPC edge (``ServiceErrors``) phrases them for the caller.
-public actor ReceiptVerifier {
+///
+/// A final class, not an actor: it has no mutable state of its own (``FairSemaphore`` and
+/// ``SingleFlight`` lock theirs), and calls must run in parallel, not queue on one executor.
+public final class ReceiptVerifier: Sendable {
     public struct Configuration: Sendable {
         public var productionURL: URL
         public var sandboxURL: URL
@@ -53,14 +56,14 @@ public actor ReceiptVerifier {
         }
     }
 
-    nonisolated let configuration: Configuration
-    nonisolated let client: any AppleHTTPClient
-    nonisolated let permits: FairSemaphore
-    nonisolated let flights = SingleFlight<String, VerifiedReceipt>()
-    nonisolated let now: UnixClock
-    nonisolated let observe: AppleCallObserver?
+    let configuration: Configuration
+    let client: any AppleHTTPClient
+    let permits: FairSemaphore
+    let flights = SingleFlight<String, VerifiedReceipt>()
+    let now: UnixClock
+    let observe: AppleCallObserver?
     /// Waits out a backoff; injectable so tests check the delays without spending them.
-    nonisolated let sleep: @Sendable (Duration) async throws -> Void
+    let sleep: @Sendable (Duration) async throws -> Void
 
     /// Told about every call to Apple: the environment asked, the outcome (Apple's status
     /// number, `http_NNN`, `transport_error` or `unreadable_response`) and how long it took.
@@ -79,7 +82,7 @@ public actor ReceiptVerifier {
 
     /// Verifies base64 receipt data. Concurrent calls with the same data share one verification;
     /// each caller's cancellation (RPC gone, deadline) ends only its own wait.
-    public nonisolated func verify(receiptData: String) async throws -> VerifiedReceipt {
+    public func verify(receiptData: String) async throws -> VerifiedReceipt {
         let verified = try await flights.run(receiptData) { [self] in
             try await self.verifyOnce(receiptData: receiptData)
         }

@@ -11,9 +11,10 @@ import ServiceRuntime
 /// threads: a hit in ``FactsCache`` costs a lock and a retain; a miss reads a WAL connection
 /// from ``ReaderPool`` and never waits for the writer.
 ///
-/// The actor owns the lifecycle (open, ``close()``); the writer thread, not actor isolation,
-/// serializes the writes, because its SQLite calls block and must stay off the cooperative pool.
-public actor EntitlementStore: EntitlementRepository {
+/// A final class, not an actor: the writer thread serializes the writes (its SQLite calls block
+/// and must stay off the cooperative pool, and group commit needs its queue), reads are
+/// synchronous for the event loops, and the rest is immutable; an actor would add only a hop.
+public final class EntitlementStore: EntitlementRepository {
     /// Tuning knobs; the defaults suit the service.
     public struct Configuration: Sendable {
         public var transferPolicy: TransferPolicy
@@ -57,13 +58,13 @@ public actor EntitlementStore: EntitlementRepository {
         }
     }
 
-    public nonisolated let path: String
-    private nonisolated let queue = WriteQueue()
-    private nonisolated let cache: FactsCache
-    private nonisolated let readers: ReaderPool
-    private nonisolated let statisticsCounter = Locked(StoreStatistics())
+    public let path: String
+    private let queue = WriteQueue()
+    private let cache: FactsCache
+    private let readers: ReaderPool
+    private let statisticsCounter = Locked(StoreStatistics())
 
-    public init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
+    public convenience init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
         try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))
     }
 
@@ -111,7 +112,7 @@ public actor EntitlementStore: EntitlementRepository {
     }
 
     /// What the writer has committed so far; cheap, for metrics.
-    public nonisolated var statistics: StoreStatistics {
+    public var statistics: StoreStatistics {
         statisticsCounter.withLock { $0 }
     }
 
@@ -134,7 +135,7 @@ public actor EntitlementStore: EntitlementRepository {
         await withCheckedContinuation { queue.waitUntilFinished($0) }
     }
 
-    public nonisolated func facts(userID: String) throws -> UserFacts {
+    public func facts(userID: String) throws -> UserFacts {
         let generation: UInt64
         switch cache.lookup(userID) {
         case let .hit(facts): return facts
@@ -151,7 +152,7 @@ public actor EntitlementStore: EntitlementRepository {
         return facts
     }
 
-    public nonisolated func history(
+    public func history(
         userID: String, productID: String?, pageSize: Int, pageToken: String?
     ) throws -> HistoryPage {
         let cursor = try HistoryCursor.parse(pageToken: pageToken)
