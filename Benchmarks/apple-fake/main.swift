@@ -50,6 +50,7 @@ do {
 } catch {
     fail("cannot listen on \(listen): \(error)")
 }
+server.start()
 FileHandle.standardOutput.write(Data(
     "apple-fake listening on \(server.boundAddress) (\(template.idCount) ids, distinct: \(distinct))\n".utf8))
 while true { pause() }

@@ -22,6 +22,7 @@ struct SeedCommand {
         }
         let data = BenchData(transactionsPerUser: perUser, nowMs: Int64(Date().timeIntervalSince1970 * 1000))
         let store = try EntitlementStore(path: path, configuration: .init())
+        store.start()
         let ((), elapsed) = try await Measure.time {
             var start = 0
             while start < users {

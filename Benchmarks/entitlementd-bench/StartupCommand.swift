@@ -17,7 +17,9 @@ struct StartupCommand {
         guard FileManager.default.fileExists(atPath: path) else { throw BenchError("no database at \(path)") }
         let rssBefore = Measure.rssKiB()
         let (store, opening) = try await Measure.time {
-            try EntitlementStore(path: path, configuration: .init())
+            let store = try EntitlementStore(path: path, configuration: .init())
+            store.start()
+            return store
         }
         let (facts, firstRead) = try await Measure.time { try store.facts(userID: user) }
         let (_, secondRead) = try await Measure.time { try store.facts(userID: user) }

@@ -20,6 +20,7 @@ struct WritesCommand {
 
     func run() async throws {
         let store = try EntitlementStore(path: path, configuration: .init())
+        store.start()
         // A run id keeps users and transaction ids new when the same file is reused.
         let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
         let runID = "w\(nowMs)"

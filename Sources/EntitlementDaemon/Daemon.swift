@@ -29,6 +29,8 @@ final class Daemon {
     let verifyCacheTTLMs: Int64?
     let jwsVerifier: JWSVerifier
     let extraServices: [ExtraService]
+    /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
+    let shutdownRequested = Latch()
 
     init(flags: ParsedFlags, extraServices: [ExtraService] = []) throws {
         self.flags = flags
@@ -114,7 +116,7 @@ final class Daemon {
     }
 
     /// Serves until SIGTERM or SIGINT, then drains and returns the exit code.
-    func run() -> Int32 {
+    func run() async -> Int32 {
         let store: EntitlementStore
         do {
             let serviceMetrics = self.serviceMetrics
@@ -178,8 +180,6 @@ final class Daemon {
             },
             reportFailure: { method, error in logger.error("handler failed", [("method", method), ("error", "\(error)")]) })
 
-        let stop = DispatchSemaphore(value: 0)
-        watchSignals(stop: stop)
         let server: HTTPServer
         do {
             // One port, two protocols: gRPC calls to the gRPC handler, the rest to the HTTP routes.
@@ -194,7 +194,8 @@ final class Daemon {
             admin = try startAdminServer()
         } catch {
             logger.error("cannot listen on --admin-listen", [("error", "\(error)")])
-            server.shutdown(gracePeriod: .zero)
+            await server.shutdown(gracePeriod: .zero)
+            await store.close()
             return 1
         }
         metrics.registerGauge("entitlementd_open_connections", help: "client connections open now") {
@@ -205,31 +206,51 @@ final class Daemon {
         }
         metrics.registerGauge("process_resident_memory_bytes", help: "resident set size") { residentMemoryBytes() }
 
+        // Started in order: the store's writer before the listeners that feed it.
+        store.start()
+        server.start()
+        admin?.start()
         // One line on stdout, written in one call and unbuffered: scripts and tests wait for it.
         FileHandle.standardOutput.write(Data(listenLines(server: server, admin: admin).utf8))
         logAdminListener(admin)
         if authenticator == nil {
             logger.warning("RPCs are unauthenticated (no --auth-tokens-file): fine on loopback, not in production")
         }
-        let code = waitForShutdown(server, stop: stop)
-        admin?.shutdown(gracePeriod: .seconds(1))
-        // In-flight writes were drained with the connections; close flushes and checkpoints.
-        let closed = DispatchSemaphore(value: 0)
-        Task {
-            await store.close()
-            closed.signal()
-        }
-        closed.wait()
+        await serve(store: store, server: server, admin: admin, until: shutdownRequested)
         logger.info("stopped")
-        return code
+        return 0
     }
 
-    /// Registers the signal handlers; signals that arrived earlier are pending and run now.
-    private func watchSignals(stop: DispatchSemaphore) {
+    /// Runs the long-lived components in one task group until `shutdownRequested` opens, then
+    /// shuts them down in the reverse order of their start: the service port drains (health
+    /// says NOT_SERVING first), then the admin port, then the store, whose close commits what
+    /// the drained requests wrote and checkpoints the WAL. Returns once every one has stopped.
+    private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?,
+                       until shutdownRequested: Latch) async {
+        let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await store.run() }
+            group.addTask { await server.run() }
+            if let admin { group.addTask { await admin.run() } }
+            await shutdownRequested.wait()
+            logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
+            health.beginShutdown()
+            await server.shutdown(gracePeriod: gracePeriod)
+            await admin?.shutdown(gracePeriod: .seconds(1))
+            await store.close()
+            await group.waitForAll()
+        }
+    }
+
+    /// The signal handlers: SIGTERM/SIGINT open ``shutdownRequested``, SIGHUP reloads tokens.
+    ///
+    /// Registered before anything waits for signals, so one that arrived during startup stays
+    /// pending and is handled, not dropped, once ``SignalWatcher/run()`` takes it.
+    func signalWatcher() -> SignalWatcher {
         let signals = SignalWatcher()
-        let logger = self.logger
-        signals.on(SIGTERM) { stop.signal() }
-        signals.on(SIGINT) { stop.signal() }
+        let (logger, shutdownRequested) = (self.logger, self.shutdownRequested)
+        signals.on(SIGTERM) { shutdownRequested.open() }
+        signals.on(SIGINT) { shutdownRequested.open() }
         if let authenticator, let path = flags.string("auth-tokens-file") {
             signals.on(SIGHUP) {
                 do {
@@ -244,14 +265,6 @@ final class Daemon {
         } else {
             signals.on(SIGHUP) { logger.info("SIGHUP: nothing to reload (no --auth-tokens-file)") }
         }
-        signals.start()
-    }
-
-    private func waitForShutdown(_ server: HTTPServer, stop: DispatchSemaphore) -> Int32 {
-        stop.wait()
-        logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
-        health.beginShutdown()
-        server.shutdown(gracePeriod: gracePeriod)
-        return 0
+        return signals
     }
 }

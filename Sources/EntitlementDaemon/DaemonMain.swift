@@ -7,9 +7,13 @@ import ServiceRuntime
 /// It lives in a library so the test executable can add services (``ExtraService``) that the
 /// production binary never links: `entitlementd` passes none.
 public enum DaemonMain {
+    ///
+    /// Synchronous on purpose, and called first thing in `main.swift`: it blocks the handled
+    /// signals before any other thread exists, so every thread inherits the mask and
+    /// SIGTERM/SIGINT/SIGHUP wait for the signal watcher instead of killing a half-started
+    /// process. The daemon runs as a task; the main thread becomes the signal watcher (not
+    /// `dispatchMain()`, which unblocks every signal on it) until the daemon's task exits.
     public static func run(extraServices: [ExtraService] = []) -> Never {
-        // Before any thread exists, so every thread inherits it: SIGTERM/SIGINT/SIGHUP wait for the
-        // signal watcher instead of killing a half-started process.
         SignalWatcher.blockHandledSignals()
         let flags: ParsedFlags
         do {
@@ -25,7 +29,9 @@ public enum DaemonMain {
         }
         do {
             let daemon = try Daemon(flags: flags, extraServices: extraServices)
-            exit(daemon.run())
+            let signals = daemon.signalWatcher()
+            Task { exit(await daemon.run()) }
+            signals.run()
         } catch let error as FlagError {
             FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
             exit(2)

@@ -2,12 +2,13 @@ import EntitlementPorts
 import Entitlements
 import SQLite
 import ServiceRuntime
+import Synchronization
 
 /// The SQLite ``EntitlementRepository``: one database file, one writer thread, cached reads.
 ///
 /// Writes go to a dedicated writer thread (``Writer``) that group-commits them with
 /// synchronous=FULL and answers each caller only once its write is durable and the read cache
-/// no longer holds anything older. Reads are `nonisolated` and synchronous, for event-loop
+/// no longer holds anything older. Reads are synchronous, for event-loop
 /// threads: a hit in ``FactsCache`` costs a lock and a retain; a miss reads a WAL connection
 /// from ``ReaderPool`` and never waits for the writer.
 ///
@@ -63,12 +64,15 @@ public final class EntitlementStore: EntitlementRepository {
     private let cache: FactsCache
     private let readers: ReaderPool
     private let statisticsCounter = Locked(StoreStatistics())
+    private let writer: Writer
+    private let writerStarted = Atomic<Bool>(false)
 
     public convenience init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
         try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))
     }
 
-    /// Opens (creating if needed) and migrates the database, then starts the writer thread.
+    /// Opens (creating if needed) and migrates the database; the writer thread starts with
+    /// ``start()`` or ``run()``, and writes queue until then. Reads work at once.
     ///
     /// Throws ``StoreError/Code/schemaTooNew`` if a newer entitlementd wrote the file.
     public init(path: String, configuration: Configuration) throws {
@@ -78,16 +82,30 @@ public final class EntitlementStore: EntitlementRepository {
         readers = ReaderPool(path: path, configuration: configuration)
         let recorder = FactsRecorder(db: db, transferPolicy: configuration.transferPolicy,
                                      clock: configuration.clock)
-        let writer = Writer(db: db, recorder: recorder, queue: queue, cache: cache, readers: readers,
-                            statistics: statisticsCounter,
-                            maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit)
-        // A dedicated thread, not a Task: SQLite blocks in fsync for milliseconds.
-        ServiceThread.detach { writer.run() }
+        writer = Writer(db: db, recorder: recorder, queue: queue, cache: cache, readers: readers,
+                        statistics: statisticsCounter,
+                        maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit)
     }
 
     deinit {
         // Without close(), still let the writer drain and close the file when the store goes.
         queue.close()
+        start()
+    }
+
+    /// Starts the writer thread; later calls do nothing.
+    ///
+    /// A dedicated thread, not a Task: SQLite blocks in fsync for milliseconds.
+    public func start() {
+        guard !writerStarted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let writer = self.writer
+        ServiceThread.detach { writer.run() }
+    }
+
+    /// Runs the writer until ``close()`` has drained it and closed the file.
+    public func run() async {
+        start()
+        await withCheckedContinuation { queue.waitUntilFinished($0) }
     }
 
     /// Stores `write`; returns once it is durable (fsynced) and visible to ``facts(userID:)``.
@@ -132,6 +150,7 @@ public final class EntitlementStore: EntitlementRepository {
     /// writer; later calls throw ``StoreError/Code/closed``.
     public func close() async {
         queue.close()
+        start()  // a store never started still drains (nothing) and closes its file
         await withCheckedContinuation { queue.waitUntilFinished($0) }
     }
 

@@ -1,5 +1,6 @@
 import Glibc
 import HTTPCore
+import ServiceRuntime
 import Synchronization
 
 /// State shared by every loop of one server.
@@ -38,11 +39,18 @@ final class ServerCore: Sendable {
 ///
 /// One listening socket is shared by all loops (EPOLLEXCLUSIVE wakes one per connection); a
 /// connection then stays on the loop that accepted it.
+///
+/// Lifecycle: `init` binds (so ``boundAddress`` is known, port 0 included) and starts nothing;
+/// ``start()`` or ``run()`` starts one thread per loop; ``shutdown(gracePeriod:)`` drains and
+/// stops them, after which ``run()`` returns.
 public final class HTTPServer: Sendable {
     let core: ServerCore
     let loops: [EventLoop]
     /// The address actually listened on, e.g. `127.0.0.1:50051` (the real port when 0 was asked).
     public let boundAddress: String
+    private let started = Atomic<Bool>(false)
+    /// Open once every loop thread has returned (or at shutdown, if none was started).
+    private let stopped = Latch()
 
     public init(configuration: ServerConfiguration, service: any HTTPService) throws {
         let (fd, bound) = try Socket.listen(host: configuration.host, port: configuration.port)
@@ -53,7 +61,24 @@ public final class HTTPServer: Sendable {
             loops.append(try EventLoop(index: index, server: core))
         }
         self.loops = loops
+    }
+
+    /// Starts the loop threads; connections queued in the backlog since `init` are accepted
+    /// now. Later calls do nothing.
+    public func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for loop in loops { loop.start() }
+        let (loops, stopped) = (self.loops, self.stopped)
+        ServiceThread.detach {
+            for loop in loops { loop.join() }
+            stopped.open()
+        }
+    }
+
+    /// Serves until ``shutdown(gracePeriod:)`` has stopped every loop.
+    public func run() async {
+        start()
+        await stopped.wait()
     }
 
     public var openConnections: Int { core.connectionCount.load(ordering: .relaxed) }
@@ -62,18 +87,42 @@ public final class HTTPServer: Sendable {
     public var activeRequests: Int { core.activeRequests.load(ordering: .relaxed) }
 
     /// Stops accepting, sends GOAWAY, lets in-flight requests finish for up to `gracePeriod`,
-    /// then closes whatever is left and stops the loops. Blocks the calling thread.
-    public func shutdown(gracePeriod: Duration) {
+    /// then closes whatever is left and stops the loops; returns once they have stopped.
+    /// Cancelling the calling task ends the grace period early.
+    public func shutdown(gracePeriod: Duration) async {
+        let deadline = beginShutdown(gracePeriod: gracePeriod)
+        while core.connectionCount.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
+        }
+        stopLoops()
+        await stopped.wait()
+        close(core.listenFD)
+    }
+
+    /// ``shutdown(gracePeriod:)`` for code that is not async (tools, tests): blocks the thread.
+    public func shutdownBlocking(gracePeriod: Duration) {
+        let deadline = beginShutdown(gracePeriod: gracePeriod)
+        while core.connectionCount.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        stopLoops()
+        stopped.waitBlocking()
+        close(core.listenFD)
+    }
+
+    private func beginShutdown(gracePeriod: Duration) -> ContinuousClock.Instant {
         for loop in loops { loop.execute { loop.beginShutdown() } }
         // Stop listening at once (Linux refuses new connections on a shut-down listener)
         // instead of letting the kernel queue connections nobody will accept.
         Glibc.shutdown(core.listenFD, Int32(SHUT_RDWR))
-        let deadline = ContinuousClock.now + gracePeriod
-        while core.connectionCount.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
-            usleep(20_000)
+        return ContinuousClock.now + gracePeriod
+    }
+
+    private func stopLoops() {
+        guard started.exchange(true, ordering: .acquiringAndReleasing) else {
+            stopped.open()  // never started: no thread to stop
+            return
         }
         for loop in loops { loop.execute { loop.stop() } }
-        for loop in loops { loop.join() }
-        close(core.listenFD)
     }
 }

@@ -32,7 +32,13 @@ public final class ConditionLock: @unchecked Sendable {
         pthread_cond_wait(condition, mutex)
     }
 
+    /// Wakes one thread sleeping in ``wait()``.
     public func signal() {
         pthread_cond_signal(condition)
+    }
+
+    /// Wakes every thread sleeping in ``wait()``.
+    public func broadcast() {
+        pthread_cond_broadcast(condition)
     }
 }

@@ -33,17 +33,21 @@ public final class SignalWatcher: Sendable {
         handlers.withLock { $0[signalNumber] = handler }
     }
 
-    /// Starts the thread that waits for signals and runs their handlers. A signal without a
-    /// handler is ignored (SIGHUP with nothing to reload must not kill the service).
-    public func start() {
-        ServiceThread.detach {
-            var set = SignalWatcher.signalSet()
-            while true {
-                var received: Int32 = 0
-                guard sigwait(&set, &received) == 0 else { continue }
-                let handler = self.handlers.withLock { $0[received] }
-                handler?()
-            }
+    /// Waits for signals on the calling thread and runs their handlers, for the life of the
+    /// process. A signal without a handler is ignored (SIGHUP with nothing to reload must not
+    /// kill the service).
+    public func run() -> Never {
+        var set = SignalWatcher.signalSet()
+        while true {
+            var received: Int32 = 0
+            guard sigwait(&set, &received) == 0 else { continue }
+            let handler = handlers.withLock { $0[received] }
+            handler?()
         }
+    }
+
+    /// ``run()`` on a thread of its own, for programs whose main thread has other work.
+    public func start() {
+        ServiceThread.detach { self.run() }
     }
 }

@@ -84,19 +84,20 @@ enum ServeCommand {
                 throw FlagError("--root-ca-out \(path) cannot be written: \(error.localizedDescription)")
             }
         }
-        let stop = DispatchSemaphore(value: 0)
+        let stop = Latch()
         let signals = SignalWatcher()
-        signals.on(SIGTERM) { stop.signal() }
-        signals.on(SIGINT) { stop.signal() }
+        signals.on(SIGTERM) { stop.open() }
+        signals.on(SIGINT) { stop.open() }
         signals.on(SIGHUP) {}
         signals.start()
         let server = try HTTPServer(
             configuration: ServerConfiguration(host: String(listen[..<colon]), port: port, threads: 2),
             service: simulator.router())
+        server.start()
         // One line, one write, unbuffered: scripts wait for it.
         FileHandle.standardOutput.write(Data("appstore-sim listening on \(server.boundAddress)\n".utf8))
-        stop.wait()
-        server.shutdown(gracePeriod: .seconds(2))
+        stop.waitBlocking()
+        server.shutdownBlocking(gracePeriod: .seconds(2))
         return 0
     }
 }

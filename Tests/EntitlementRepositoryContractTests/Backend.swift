@@ -34,6 +34,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let store = try EntitlementStore(
                 path: directory + "/entitlements.sqlite",
                 configuration: .init(transferPolicy: policy, factsCacheCapacity: 128, clock: clock))
+            store.start()
             do {
                 try await body(store)
             } catch {

@@ -22,9 +22,11 @@ class StoreTestCase: XCTestCase {
     func openStore(
         policy: TransferPolicy = .transfer, cacheCapacity: Int = 10_000
     ) throws -> EntitlementStore {
-        try EntitlementStore(
+        let store = try EntitlementStore(
             path: databasePath,
             configuration: .init(transferPolicy: policy, factsCacheCapacity: cacheCapacity))
+        store.start()
+        return store
     }
 
     func transactionIDs(_ facts: UserFacts) -> Set<String> {

@@ -34,8 +34,9 @@ final class TestServer: Sendable {
         var configuration = configuration
         configuration.port = 0
         http = try HTTPServer(configuration: configuration, service: GRPCHandler(router: router))
+        http.start()
         address = ServerAddress(parsing: http.boundAddress)!
     }
 
-    func stop() { http.shutdown(gracePeriod: .milliseconds(200)) }
+    func stop() { http.shutdownBlocking(gracePeriod: .milliseconds(200)) }
 }
