@@ -22,8 +22,7 @@ struct ChainSnapshot {
         var newest = -1
         var latest = -1
         for index in first..<transactions.endIndex
-        where transactions[index].purchaseDateMs <= horizon
-            && transactions[index].originalTransactionID == chainID {
+        where Self.counts(transactions[index], inChain: chainID, upTo: horizon) {
             if newest < 0 || transactions[newest].isOrdered(before: transactions[index]) {
                 newest = index
             }
@@ -37,8 +36,18 @@ struct ChainSnapshot {
         self.latest = latest < 0 ? nil : latest
     }
 
-    /// The chain's entitlement at `time` (`t` below is its instant); `nil` for consumables, which are used up and grant nothing
-    /// (their history is the store's business).
+    /// Whether `transaction` belongs to the chain `chainID` and had happened by `factsUpToMs`.
+    static func counts(_ transaction: Transaction, inChain chainID: String, upTo factsUpToMs: Int64) -> Bool {
+        transaction.purchaseDateMs <= factsUpToMs && transaction.originalTransactionID == chainID
+    }
+
+    /// The chain's entitlement at `time` (`t` below is its instant), the rule that decided its
+    /// state and the transaction that rule rests on; `nil` for consumables, which are used up
+    /// and grant nothing (their history is the store's business).
+    ///
+    /// The state is read off the rule (``EntitlementRule/state``), so CheckEntitlement and
+    /// ExplainEntitlement cannot disagree: both take this one decision. The decision is two
+    /// small values beside the entitlement, so the check's hot path pays nothing for it.
     ///
     /// The first rule that holds decides the state:
     /// 1. ACTIVE: `latest` exists and covers `t` (its expiry is after `t`; a non-consumable
@@ -48,18 +57,22 @@ struct ChainSnapshot {
     /// 3. REVOKED: the chain's newest transaction was refunded and nothing above holds. This
     ///    also covers a chain whose every transaction was refunded.
     /// 4. BILLING_RETRY: auto-renewable, `latest` expired, renewal info says Apple is retrying.
-    /// 5. EXPIRED: everything else, including a chain whose every transaction was upgraded
-    ///    away: the access moved to the upgrade's transaction, so this chain must not show as
-    ///    active, yet nothing was refunded either.
+    /// 5. EXPIRED: everything else (``EntitlementRule/periodEnded``), including a chain whose
+    ///    every transaction was upgraded away (``EntitlementRule/upgradedAway``): the access
+    ///    moved to the upgrade's transaction, so this chain must not show as active, yet
+    ///    nothing was refunded either.
+    ///
+    /// Rule 3 rests on the newest transaction (the refund); the others on `latest`, or on the
+    /// newest when no transaction can grant.
     ///
     /// Fields (product, expiry, purchase date, trial and intro flags, group, environment,
     /// latest_transaction_id) come from `latest`, or from the newest transaction when no
     /// transaction can grant (all refunded or upgraded), so the answer still names what ended
     /// it. `purchased_at_ms` is that transaction's purchase: when the current period was bought.
-    func entitlement(
+    func decision(
         in transactions: [Transaction], renewalInfos: [String: RenewalInfo], catalog: Catalog,
         at time: EvaluationTime
-    ) -> Entitlement? {
+    ) -> ChainDecision? {
         let t = time.instantMs
         let subject = transactions[latest ?? newest]
         let entry = catalog.entry(for: subject.productID)
@@ -75,28 +88,31 @@ struct ChainSnapshot {
             ? Self.renewalInfo(for: subject.originalTransactionID, in: renewalInfos, upTo: time.factsUpToMs)
             : nil
 
-        let state: EntitlementState
+        let rule: EntitlementRule
+        var decisive = latest ?? newest
         if latest != nil, productType == .nonConsumable || expiresAtMs > t {
-            state = .active
+            rule = .periodCovers
         } else if latest != nil, let grace = renewal?.gracePeriodExpiresDateMs, grace > t {
-            state = .gracePeriod
+            rule = .gracePeriod
         } else if transactions[newest].isRefunded {
-            state = .revoked
+            rule = .refunded
+            decisive = newest
         } else if latest != nil, renewal?.isInBillingRetryPeriod == true {
-            state = .billingRetry
+            rule = .billingRetry
         } else {
-            state = .expired
+            rule = latest == nil ? .upgradedAway : .periodEnded
         }
 
-        return Entitlement(
+        let entitlement = Entitlement(
             productID: subject.productID, originalTransactionID: subject.originalTransactionID,
-            state: state, purchasedAtMs: subject.purchaseDateMs, expiresAtMs: expiresAtMs,
+            state: rule.state, purchasedAtMs: subject.purchaseDateMs, expiresAtMs: expiresAtMs,
             gracePeriodExpiresAtMs: renewal?.gracePeriodExpiresDateMs ?? 0,
             willAutoRenew: renewal?.autoRenewStatus ?? false,
             isTrialPeriod: subject.isTrialPeriod, isInIntroOfferPeriod: subject.isInIntroOfferPeriod,
             productType: productType, subscriptionGroupID: subject.subscriptionGroupIdentifier ?? "",
             environment: subject.environment, latestTransactionID: subject.transactionID,
             entitlementID: entry?.entitlementID ?? subject.productID)
+        return ChainDecision(entitlement: entitlement, rule: rule, decisive: decisive)
     }
 
     /// The catalog wins, being the app's own statement; then the type Apple declared (StoreKit 2

@@ -30,10 +30,7 @@ public enum EntitlementRules {
     ) -> EntitlementCheck {
         var entitlements = unordered(facts, at: time, catalog: catalog)
         if !productID.isEmpty || !entitlementID.isEmpty {
-            entitlements.removeAll { entitlement in
-                !(productID.isEmpty || entitlement.productID == productID)
-                    || !(entitlementID.isEmpty || entitlement.entitlementID == entitlementID)
-            }
+            entitlements.removeAll { !matches($0, productID: productID, entitlementID: entitlementID) }
         }
         entitlements.sort(by: listOrder)
         return EntitlementCheck(
@@ -48,17 +45,23 @@ public enum EntitlementRules {
         var entitlements: [Entitlement] = []
         for first in transactions.indices where startsChain(at: first, in: transactions) {
             guard let chain = ChainSnapshot(chainStartingAt: first, in: transactions, at: time),
-                  let entitlement = chain.entitlement(
+                  let decision = chain.decision(
                       in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time)
             else { continue }
-            entitlements.append(entitlement)
+            entitlements.append(decision.entitlement)
         }
         return entitlements
     }
 
+    /// The check's filters: an empty one matches anything.
+    static func matches(_ entitlement: Entitlement, productID: String, entitlementID: String) -> Bool {
+        (productID.isEmpty || entitlement.productID == productID)
+            && (entitlementID.isEmpty || entitlement.entitlementID == entitlementID)
+    }
+
     /// Whether `index` is its chain's first position in the array, so each chain is judged once.
     /// A user has a handful of transactions: comparing short ids beats building a dictionary.
-    private static func startsChain(at index: Int, in transactions: [Transaction]) -> Bool {
+    static func startsChain(at index: Int, in transactions: [Transaction]) -> Bool {
         let chainID = transactions[index].originalTransactionID
         for earlier in 0..<index where transactions[earlier].originalTransactionID == chainID {
             return false
@@ -66,7 +69,7 @@ public enum EntitlementRules {
         return true
     }
 
-    private static func listOrder(_ a: Entitlement, _ b: Entitlement) -> Bool {
+    static func listOrder(_ a: Entitlement, _ b: Entitlement) -> Bool {
         if a.isActive != b.isActive { return a.isActive }
         let aEnd = a.isActive && a.expiresAtMs == 0 ? Int64.max : a.expiresAtMs
         let bEnd = b.isActive && b.expiresAtMs == 0 ? Int64.max : b.expiresAtMs

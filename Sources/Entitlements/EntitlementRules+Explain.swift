@@ -1,0 +1,35 @@
+/// ExplainEntitlement: the check's answer with the rule and facts behind each entitlement.
+extension EntitlementRules {
+    /// The explanations for exactly the entitlements ``check(_:productID:entitlementID:at:catalog:)``
+    /// answers with the same arguments, in the same order.
+    ///
+    /// A separate entry point so the check stays lean: it never builds the transaction lists
+    /// and sentences only an explanation needs. Both take the decision from
+    /// ``ChainSnapshot/decision(in:renewalInfos:catalog:at:)``.
+    public static func explain(
+        _ facts: UserFacts, productID: String, entitlementID: String, at time: EvaluationTime,
+        catalog: Catalog
+    ) -> [EntitlementExplanation] {
+        let transactions = facts.transactions
+        var explanations: [EntitlementExplanation] = []
+        for first in transactions.indices where startsChain(at: first, in: transactions) {
+            guard let chain = ChainSnapshot(chainStartingAt: first, in: transactions, at: time),
+                  let decision = chain.decision(
+                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time),
+                  matches(decision.entitlement, productID: productID, entitlementID: entitlementID)
+            else { continue }
+            let decisive = transactions[decision.decisive]
+            let chainTransactions = transactions
+                .filter { ChainSnapshot.counts($0, inChain: decisive.originalTransactionID, upTo: time.factsUpToMs) }
+                .sorted { $1.isOrdered(before: $0) }
+            let entitlement = decision.entitlement
+            let duration = entitlement.productType == .nonRenewing
+                ? catalog.entry(for: entitlement.productID)?.durationMs : nil
+            explanations.append(EntitlementExplanation(
+                entitlement: entitlement, rule: decision.rule, decisiveTransactionID: decisive.transactionID,
+                transactions: chainTransactions, catalogDurationMs: duration, evaluatedAtMs: time.instantMs))
+        }
+        explanations.sort { listOrder($0.entitlement, $1.entitlement) }
+        return explanations
+    }
+}
