@@ -6,9 +6,9 @@ import ServiceRuntime
 
 /// The `entitlement.v1.EntitlementService` methods and how each one runs.
 ///
-/// CheckEntitlement and ListHistory read facts that the store keeps cached in memory and never
-/// wait for the writer, so they are registered inline: they answer on the connection's loop
-/// thread with no task hop. SubmitReceipt talks to Apple and writes, so it runs as a task.
+/// CheckEntitlement, ExplainEntitlement and ListHistory read facts that the store keeps cached
+/// in memory (or reads on its read connections) and never wait for the writer, so they are
+/// registered inline: they answer on the connection's loop thread with no task hop. SubmitReceipt talks to Apple and writes, so it runs as a task.
 public struct EntitlementRPCs: Sendable {
     public static let servicePrefix = "/entitlement.v1.EntitlementService/"
 
@@ -33,6 +33,10 @@ public struct EntitlementRPCs: Sendable {
         router.registerInline(EntitlementRPCs.servicePrefix + "ListHistory") {
             (request: EntitlementV1.ListHistoryRequest, _: RPCContext) in
             try self.listHistory(request)
+        }
+        router.registerInline(EntitlementRPCs.servicePrefix + "ExplainEntitlement") {
+            (request: EntitlementV1.ExplainEntitlementRequest, _: RPCContext) in
+            try self.explainEntitlement(request)
         }
         router.register(EntitlementRPCs.servicePrefix + "SubmitReceipt") {
             (request: EntitlementV1.SubmitReceiptRequest, _: RPCContext) async throws -> EntitlementV1.SubmitReceiptResponse in

@@ -59,6 +59,36 @@ final class PythonGoldenTests: XCTestCase {
                 + "1203746f6b")
     }
 
+    /// ExplainEntitlementRequest(user_id="u0", entitlement_id="pro", at_ms=1702600000000): its
+    /// entitlement_id and at_ms numbers are the reverse of CheckEntitlementRequest's.
+    func testExplainEntitlementRequest() {
+        assertGolden(EntitlementV1.ExplainEntitlementRequest(userID: "u0", entitlementID: "pro", atMs: 1_702_600_000_000),
+                     "0a0275301a0370726f208084f9d6c631")
+    }
+
+    /// ExplainEntitlementResponse(evaluated_at_ms=1702600000000, explanations=[
+    /// EntitlementExplanation(entitlement=Entitlement(product_id="pro.monthly",
+    /// state=GRACE_PERIOD, active=True), reason="GRACE_PERIOD: x", transactions=[
+    /// TransactionFact(transaction_id="2000", product_id="pro.monthly",
+    /// purchased_at_ms=1702600000000, expires_at_ms=1705200000000, revoked_at_ms=1703000000000,
+    /// upgraded=True, source=EVENT_SOURCE_NOTIFICATION_V2, decisive=True), TransactionFact()]),
+    /// EntitlementExplanation()])
+    func testExplainEntitlementResponse() {
+        let fact = EntitlementV1.TransactionFact(
+            transactionID: "2000", productID: "pro.monthly", purchasedAtMs: 1_702_600_000_000,
+            expiresAtMs: 1_705_200_000_000, revokedAtMs: 1_703_000_000_000, upgraded: true, source: .notificationV2,
+            decisive: true)
+        let explanation = EntitlementV1.EntitlementExplanation(
+            entitlement: EntitlementV1.Entitlement(productID: "pro.monthly", state: .gracePeriod, active: true),
+            reason: "GRACE_PERIOD: x", transactions: [fact, EntitlementV1.TransactionFact()])
+        assertGolden(
+            EntitlementV1.ExplainEntitlementResponse(
+                evaluatedAtMs: 1_702_600_000_000, explanations: [explanation, EntitlementV1.EntitlementExplanation()]),
+            "088084f9d6c63112560a110a0b70726f2e6d6f6e74686c7918022001120f47524143455f504552494f443a20781a2e"
+                + "0a0432303030120b70726f2e6d6f6e74686c79188084f9d6c6312080b8dcaed03128808cd795c831300138034001"
+                + "1a001200")
+    }
+
     /// HealthCheckRequest(service="entitlement.v1.EntitlementService"),
     /// HealthCheckResponse(status=SERVING)
     func testHealth() {

@@ -57,6 +57,25 @@ final class RoundTripTests: XCTestCase {
             nextPageToken: "next"))
     }
 
+    func testExplainEntitlementRequest() {
+        assertRoundTrip(EntitlementV1.ExplainEntitlementRequest(
+            userID: "u0", productID: "pro.monthly", entitlementID: "pro", atMs: 1_702_600_000_000))
+    }
+
+    func testExplainEntitlementResponse() {
+        let fact = EntitlementV1.TransactionFact(
+            transactionID: "1000000009", productID: "pro.monthly", purchasedAtMs: 1_702_600_000_000,
+            expiresAtMs: 1_705_200_000_000, revokedAtMs: 1_703_000_000_000, upgraded: true, source: .notificationV1,
+            decisive: true)
+        assertRoundTrip(fact)
+        let explanation = EntitlementV1.EntitlementExplanation(
+            entitlement: Fixtures.entitlement, reason: "ACTIVE: the period of transaction 1000000009 runs until …",
+            transactions: [fact, EntitlementV1.TransactionFact()])
+        assertRoundTrip(explanation)
+        assertRoundTrip(EntitlementV1.ExplainEntitlementResponse(
+            evaluatedAtMs: 1_702_600_000_000, explanations: [explanation, EntitlementV1.EntitlementExplanation()]))
+    }
+
     func testHealthCheckRequest() {
         assertRoundTrip(GRPCHealthV1.HealthCheckRequest(service: "entitlement.v1.EntitlementService"))
     }

@@ -61,6 +61,8 @@ def test_entitlement_rpcs_require_a_token(pb, auth_server):
         == grpc.StatusCode.UNAUTHENTICATED
     assert _code(stub.ListHistory, pb.ent.ListHistoryRequest(user_id="u"), timeout=5) \
         == grpc.StatusCode.UNAUTHENTICATED
+    assert _code(stub.ExplainEntitlement, pb.ent.ExplainEntitlementRequest(user_id="u"), timeout=5) \
+        == grpc.StatusCode.UNAUTHENTICATED
     # Checked before the handler runs (which would try to reach Apple).
     assert _code(stub.SubmitReceipt, pb.ent.SubmitReceiptRequest(user_id="u"), timeout=5) \
         == grpc.StatusCode.UNAUTHENTICATED
@@ -73,6 +75,8 @@ def test_each_listed_token_passes(pb, auth_server, token):
     stub = pb.ent_grpc.EntitlementServiceStub(ch)
     md = [("authorization", f"Bearer {token}")]
     assert _code(stub.CheckEntitlement, pb.ent.CheckEntitlementRequest(user_id="u"), timeout=5,
+                 metadata=md) == grpc.StatusCode.OK
+    assert _code(stub.ExplainEntitlement, pb.ent.ExplainEntitlementRequest(user_id="u"), timeout=5,
                  metadata=md) == grpc.StatusCode.OK
 
 
