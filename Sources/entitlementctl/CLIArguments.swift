@@ -7,7 +7,7 @@ import ServiceRuntime
 /// stray `ENTITLEMENTCTL_PRODUCT` in the environment cannot narrow a check silently.
 struct CLIArguments {
     enum Command: String, CaseIterable {
-        case check, submit, history, health
+        case check, explain, submit, history, health
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -25,6 +25,10 @@ struct CLIArguments {
             [FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
              FlagSpec("entitlement", value: "ENTITLEMENT_ID", help: "only products that unlock this entitlement"),
              FlagSpec("at", value: "TIME", help: "evaluate at this instant: ISO 8601 (2026-04-01T00:00:00Z) or Unix ms")]
+        case .explain:
+            [FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
+             FlagSpec("entitlement", value: "ENTITLEMENT_ID", help: "only products that unlock this entitlement"),
+             FlagSpec("at", value: "TIME", help: "explain at this instant: ISO 8601 (2026-04-01T00:00:00Z) or Unix ms")]
         case .submit:
             []
         case .history:
@@ -39,7 +43,7 @@ struct CLIArguments {
 
     static func positionals(for command: Command) -> [String] {
         switch command {
-        case .check, .history: ["USER"]
+        case .check, .explain, .history: ["USER"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
         case .health: []
         }

@@ -31,7 +31,7 @@ struct CommandRunner {
                 return .ok
             }
             guard arguments.command != nil else {
-                throw FlagError("no command given (commands: check, submit, history, health; see --help)")
+                throw FlagError("no command given (commands: check, explain, submit, history, health; see --help)")
             }
             runner = try CommandRunner(arguments)
         } catch {
@@ -72,6 +72,7 @@ struct CommandRunner {
         let user = arguments.positionals.first ?? ""
         switch arguments.command! {
         case .check: return try check(user: user)
+        case .explain: return try explain(user: user)
         case .submit: return try submit(user: user, path: arguments.positionals[1])
         case .history: return try history(user: user)
         case .health: return try health()
@@ -82,12 +83,7 @@ struct CommandRunner {
         var request = EntitlementV1.CheckEntitlementRequest(
             userID: user, productID: arguments.local.string("product") ?? "",
             entitlementID: arguments.local.string("entitlement") ?? "")
-        if let at = arguments.local.string("at") {
-            guard let milliseconds = Timestamps.milliseconds(parsing: at), milliseconds > 0 else {
-                throw FlagError("--at must be ISO 8601 (2026-04-01T00:00:00Z) or Unix milliseconds, got '\(at)'")
-            }
-            request.atMs = milliseconds
-        }
+        request.atMs = try atMilliseconds()
         let response: EntitlementV1.CheckEntitlementResponse = try client.unary(
             path: CommandRunner.service + "CheckEntitlement", request: request, metadata: metadata, timeout: timeout)
         print(json ? ProtoJSON.check(response).rendered : TableOutput.check(response))

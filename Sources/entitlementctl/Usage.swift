@@ -10,6 +10,7 @@ enum Usage {
     static func summary(of command: CLIArguments.Command) -> String {
         switch command {
         case .check: "whether the user has access now (or --at TIME), and the entitlements behind it"
+        case .explain: "why the user has or lacks each entitlement: the deciding rule and the transactions"
         case .submit: "verify a receipt (base64) or StoreKit 2 signed transaction (JWS) and record it"
         case .history: "the user's purchase and subscription events, newest first"
         case .health: "the server's grpc.health.v1 status (SERVING exits 0)"

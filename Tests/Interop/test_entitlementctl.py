@@ -101,6 +101,45 @@ def test_check_at_a_past_instant(ctl, seeded):
     assert before.returncode == 1 and before.stdout.startswith("NOT ACTIVE")
 
 
+def test_explain_prints_the_reason_and_the_chain(ctl, seeded):
+    result = ctl("explain", "alice", server=seeded)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("as of ")
+    assert "pro.monthly: active (entitlement pro.monthly, original transaction 2000)" in lines
+    assert f"  why: ACTIVE: the period of transaction 2002 runs until {iso(NOW + 20 * DAY)}" in lines
+    header = next(line for line in lines if "TRANSACTION" in line)
+    for column in ["PRODUCT", "PURCHASED", "EXPIRES", "REVOKED", "UPGRADED", "SOURCE"]:
+        assert column in header
+    rows = [line.split() for line in lines[lines.index(header) + 1:]]
+    assert rows[0][:2] == ["*", "2002"] and rows[0][-1] == "receipt", "newest first, the decisive one marked"
+    assert [row[0] for row in rows[1:]] == ["2001", "2000"]
+
+    past = ctl("explain", "alice", "--at", iso(NOW - 50 * DAY), "--product", "pro.monthly", server=seeded)
+    assert past.returncode == 0, past.stderr
+    assert f"as of {iso(NOW - 50 * DAY)}" == past.stdout.splitlines()[0]
+    assert "ACTIVE: the period of transaction 2000 (a free trial)" in past.stdout
+    expired = ctl("explain", "bob", "--entitlement", "pro.monthly", server=seeded)
+    assert expired.returncode == 0 and "why: EXPIRED: the period of transaction 3000 ended at" in expired.stdout
+    nobody = ctl("explain", "nobody", server=seeded)
+    assert nobody.returncode == 0 and "(no entitlements)" in nobody.stdout
+
+
+def test_explain_json_has_the_proto_json_fields(ctl, seeded):
+    result = ctl("explain", "bob", "--json", server=seeded)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert abs(int(answer["evaluatedAtMs"]) - NOW) < 120_000
+    [x] = answer["explanations"]
+    assert x["entitlement"]["state"] == "ENTITLEMENT_STATE_EXPIRED"
+    assert x["reason"] == f"EXPIRED: the period of transaction 3000 ended at {iso(NOW - 10 * DAY)}, and no later " \
+        "transaction renewed it"
+    assert x["transactions"] == [{
+        "transactionId": "3000", "productId": "pro.monthly", "purchasedAtMs": str(NOW - 40 * DAY),
+        "expiresAtMs": str(NOW - 10 * DAY), "revokedAtMs": "0", "upgraded": False,
+        "source": "EVENT_SOURCE_RECEIPT", "decisive": True}]
+
+
 def test_history_one_page_and_all_pages(ctl, seeded):
     page = ctl("history", "alice", "--page-size", "2", "--json", server=seeded)
     assert page.returncode == 0, page.stderr
@@ -205,6 +244,7 @@ def test_server_from_environment_and_server_down(ctl, default_server):
     [], ["check"], ["check", "a", "b"], ["frobnicate"], ["check", "alice", "--at", "yesterday"],
     ["check", "alice", "--bogus"], ["history", "alice", "--page-size", "0"], ["health", "--server", "nohost"],
     ["submit", "alice"], ["submit", "alice", "/nonexistent/receipt"], ["check", "alice", "--all"],
+    ["explain"], ["explain", "alice", "--at", "soon"], ["explain", "alice", "--page-size", "3"],
 ])
 def test_usage_errors_exit_2(ctl, args):
     result = ctl(*args, "--server", "127.0.0.1:9") if "--server" not in args else ctl(*args)
@@ -214,8 +254,9 @@ def test_usage_errors_exit_2(ctl, args):
 
 def test_help_for_every_command(ctl):
     top = ctl("--help")
-    assert top.returncode == 0 and all(c in top.stdout for c in ["check", "submit", "history", "health"])
-    for command, flag in [("check", "--at"), ("submit", "RECEIPT_FILE"), ("history", "--all"), ("health", "--service")]:
+    assert top.returncode == 0 and all(c in top.stdout for c in ["check", "explain", "submit", "history", "health"])
+    for command, flag in [("check", "--at"), ("explain", "--entitlement"), ("submit", "RECEIPT_FILE"),
+                          ("history", "--all"), ("health", "--service")]:
         page = ctl(command, "--help")
         assert page.returncode == 0 and flag in page.stdout and "exit codes" in page.stdout
 
