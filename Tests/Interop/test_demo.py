@@ -74,7 +74,7 @@ def test_demo_story(wired):
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     steps = re.split(r"^### ", out, flags=re.M)[1:]
-    assert len(steps) == 8, out
+    assert len(steps) == 9, out
 
     def state_line(step):
         rows = [l for l in step.splitlines() if l.startswith("pro.monthly")]
@@ -103,8 +103,15 @@ def test_demo_story(wired):
     # 7: refunded: revoked, not active.
     assert "NOT ACTIVE" in steps[6]
     assert state_line(steps[6])[1] == "revoked"
-    # 8: the history tells the whole story.
-    history = steps[7]
+    # 8: explain names the refund as the rule, resting on the refunded renewal (marked *).
+    explained = steps[7]
+    assert "--at" in explained and "pro.monthly: revoked" in explained, explained
+    why = re.search(r"why: REVOKED: transaction (\d+), the chain's newest, was refunded at ", explained)
+    assert why, explained
+    decisive = [l.split() for l in explained.splitlines() if l.strip().startswith("*")]
+    assert [row[1] for row in decisive] == [why.group(1)], explained
+    # 9: the history tells the whole story.
+    history = steps[8]
     for kind in ("purchase", "renewal", "grace_period", "billing_recovered", "refund"):
         assert re.search(rf"\s{kind}\s", history), (kind, history)
     # ... and names the notification Apple sent for each step (the APPLE TYPE column).
