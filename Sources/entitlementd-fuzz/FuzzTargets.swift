@@ -18,6 +18,7 @@ enum FuzzTargets {
             _ = try? EntitlementV1.SubmitReceiptRequest(protobufBytes: slice)
             _ = try? EntitlementV1.CheckEntitlementResponse(protobufBytes: slice)
             _ = try? EntitlementV1.ListHistoryResponse(protobufBytes: slice)
+            _ = try? EntitlementV1.ExplainEntitlementResponse(protobufBytes: slice)
         },
         "grpc-frames": { bytes in
             var deframer = Deframer(limit: 1 << 16)
