@@ -107,6 +107,8 @@ let package = Package(
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements"]),
+        // The composition root's edges: metric labels from what the service observed.
+        .testTarget(name: "EntitlementDaemonTests", dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",

@@ -1,3 +1,4 @@
+import EntitlementService
 import Entitlements
 import ServiceRuntime
 
@@ -25,11 +26,22 @@ struct ServiceMetrics: Sendable {
         commitSeconds.observe(seconds)
     }
 
-    func appleCall(environment: Environment, outcome: String, seconds: Double) {
+    func appleCall(environment: Environment, outcome: ReceiptVerifier.AppleCallOutcome, seconds: Double) {
         registry.increment("entitlementd_apple_requests_total", help: "verifyReceipt calls by environment and Apple status",
-                           labels: [("environment", environment.rawValue), ("status", outcome)])
+                           labels: [("environment", environment.rawValue), ("status", ServiceMetrics.statusLabel(outcome))])
         registry.histogram("entitlementd_apple_request_duration_seconds", help: "verifyReceipt call latency",
                            labels: [("environment", environment.rawValue)]).observe(seconds)
+    }
+
+    /// The `status` label of entitlementd_apple_requests_total: Apple's status number, or
+    /// `http_NNN`, `transport_error`, `unreadable_response` when there was no usable answer.
+    static func statusLabel(_ outcome: ReceiptVerifier.AppleCallOutcome) -> String {
+        switch outcome {
+        case .status(let status): return String(status)
+        case .failure(.transport): return "transport_error"
+        case .failure(.httpStatus(let status)): return "http_\(status)"
+        case .failure(.unreadableBody): return "unreadable_response"
+        }
     }
 
     func notification(version: String, type: String, outcome: String) {

@@ -19,15 +19,6 @@ public enum AppleAttemptFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The `status` label of entitlementd_apple_requests_total.
-    var metricLabel: String {
-        switch self {
-        case .transport: return "transport_error"
-        case .httpStatus(let status): return "http_\(status)"
-        case .unreadableBody: return "unreadable_response"
-        }
-    }
-
     public var description: String {
         switch self {
         case .transport(let error): return "\(error)"

@@ -76,12 +76,12 @@ extension ReceiptVerifier {
         let outcome = try await post(url: url, body: body)
         if let observe {
             let elapsed = ContinuousClock.now - started
-            let label: String
+            let observed: AppleCallOutcome
             switch outcome {
-            case .response(let response): label = String(response.status)
-            case .failure(let failure): label = failure.metricLabel
+            case .response(let response): observed = .status(response.status)
+            case .failure(let failure): observed = .failure(failure)
             }
-            observe(environment, label, elapsed.inSeconds)
+            observe(environment, observed, elapsed.inSeconds)
         }
         return outcome
     }

@@ -65,9 +65,18 @@ public final class ReceiptVerifier: Sendable {
     /// Waits out a backoff; injectable so tests check the delays without spending them.
     let sleep: @Sendable (Duration) async throws -> Void
 
-    /// Told about every call to Apple: the environment asked, the outcome (Apple's status
-    /// number, `http_NNN`, `transport_error` or `unreadable_response`) and how long it took.
-    public typealias AppleCallObserver = @Sendable (_ environment: Environment, _ outcome: String, _ seconds: Double) -> Void
+    /// Told about every call to Apple: the environment asked, the outcome and how long it took
+    /// (the composition root turns the outcome into metric labels).
+    public typealias AppleCallObserver = @Sendable (_ environment: Environment, _ outcome: AppleCallOutcome,
+                                                    _ seconds: Double) -> Void
+
+    /// What one call to Apple's verifyReceipt came back with.
+    public enum AppleCallOutcome: Sendable {
+        /// A verifyReceipt answer carrying Apple's `status`.
+        case status(Int)
+        /// No usable answer (see ``AppleAttemptFailure``).
+        case failure(AppleAttemptFailure)
+    }
 
     public init(configuration: Configuration, client: any AppleHTTPClient, now: @escaping UnixClock,
                 observe: AppleCallObserver? = nil,
