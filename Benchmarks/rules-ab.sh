@@ -28,3 +28,12 @@ if ! swift build -c release --package-path "$WORK" > "$WORK/build.log" 2>&1; the
     exit 1
 fi
 "$WORK/.build/release/rules-ab"
+if command -v valgrind >/dev/null 2>&1; then
+    # Instruction counts are exact where timings on a shared machine are not; the setup is the
+    # same for both sides, so the difference is the checks' own.
+    for side in base current; do
+        instructions=$(RULES_AB_ONLY=$side valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+            "$WORK/.build/release/rules-ab" 2>&1 | sed -n 's/.*I *refs: *//p')
+        echo "  $side: $instructions instructions for one round (valgrind cachegrind)"
+    done
+fi

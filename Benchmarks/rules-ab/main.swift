@@ -2,6 +2,7 @@
 /// disturbs both alike. Built by Benchmarks/rules-ab.sh; prints figures, asserts nothing.
 import Baseline
 import Current
+import Glibc
 
 /// A typical user: a year of monthly renewals with renewal info, a refunded older chain and a
 /// lifetime purchase, asked about at now and at an instant in the past.
@@ -48,19 +49,41 @@ func perCall(_ check: (Int64, Bool) -> Int) -> Double {
     return (Double(parts.seconds) * 1e18 + Double(parts.attoseconds)) / 1e9 / Double(calls)
 }
 
+/// RULES_AB_ONLY=base|current runs one side once, for instruction counts under
+/// `valgrind --tool=cachegrind --cache-sim=no` (exact where timings on a busy machine are not).
+let only = getenv("RULES_AB_ONLY").map { String(cString: $0) }
+if let only {
+    let instructions = perCall { t, filtered in
+        only == "base"
+            ? Baseline.EntitlementRules.check(baseFacts, productID: filtered ? "pro.monthly" : "", entitlementID: "",
+                                              at: .at(t), catalog: .empty).entitlements.count
+            : Current.EntitlementRules.check(currentFacts, productID: filtered ? "pro.monthly" : "",
+                                             entitlementID: "", at: .at(t), catalog: .empty).entitlements.count
+    }
+    print("\(only): \(Int(instructions)) ns/call (one round)")
+    exit(0)
+}
+
+let rounds = 31
 var base: [Double] = [], current: [Double] = []
-for _ in 0..<15 {
-    base.append(perCall { t, filtered in
-        Baseline.EntitlementRules.check(baseFacts, productID: filtered ? "pro.monthly" : "", entitlementID: "",
-                                        at: .at(t), catalog: .empty).entitlements.count
-    })
-    current.append(perCall { t, filtered in
-        Current.EntitlementRules.check(currentFacts, productID: filtered ? "pro.monthly" : "", entitlementID: "",
-                                       at: .at(t), catalog: .empty).entitlements.count
-    })
+// Which one runs first alternates, so neither always gets the warmer (or the colder) turn.
+for round in 0..<rounds {
+    for turn in 0..<2 {
+        if (round + turn) % 2 == 0 {
+            base.append(perCall { t, filtered in
+                Baseline.EntitlementRules.check(baseFacts, productID: filtered ? "pro.monthly" : "",
+                                                entitlementID: "", at: .at(t), catalog: .empty).entitlements.count
+            })
+        } else {
+            current.append(perCall { t, filtered in
+                Current.EntitlementRules.check(currentFacts, productID: filtered ? "pro.monthly" : "",
+                                               entitlementID: "", at: .at(t), catalog: .empty).entitlements.count
+            })
+        }
+    }
 }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-print("EntitlementRules.check, 14 transactions in 3 chains, \(calls) calls x 15 rounds, interleaved")
+print("EntitlementRules.check, 14 transactions in 3 chains, \(calls) calls x \(rounds) rounds, interleaved")
 print("  base:    median \(Int(median(base))) ns/call, best \(Int(base.min()!)) ns/call")
 print("  current: median \(Int(median(current))) ns/call, best \(Int(current.min()!)) ns/call")
 print("  (sink \(sink & 1))")

@@ -22,7 +22,7 @@ struct ChainSnapshot {
         var newest = -1
         var latest = -1
         for index in first..<transactions.endIndex
-        where Self.counts(transactions[index], inChain: chainID, upTo: horizon) {
+        where Self.counts(index, in: transactions, chainID: chainID, upTo: horizon) {
             if newest < 0 || transactions[newest].isOrdered(before: transactions[index]) {
                 newest = index
             }
@@ -36,9 +36,11 @@ struct ChainSnapshot {
         self.latest = latest < 0 ? nil : latest
     }
 
-    /// Whether `transaction` belongs to the chain `chainID` and had happened by `factsUpToMs`.
-    static func counts(_ transaction: Transaction, inChain chainID: String, upTo factsUpToMs: Int64) -> Bool {
-        transaction.purchaseDateMs <= factsUpToMs && transaction.originalTransactionID == chainID
+    /// Whether `transactions[index]` belongs to the chain `chainID` and had happened by
+    /// `factsUpToMs`. Takes the position, not the transaction: passing a whole transaction
+    /// copies it, which the check's hot path would pay for every transaction of every chain.
+    static func counts(_ index: Int, in transactions: [Transaction], chainID: String, upTo factsUpToMs: Int64) -> Bool {
+        transactions[index].purchaseDateMs <= factsUpToMs && transactions[index].originalTransactionID == chainID
     }
 
     /// The chain's entitlement at `time` (`t` below is its instant), the rule that decided its
@@ -46,8 +48,10 @@ struct ChainSnapshot {
     /// and grant nothing (their history is the store's business).
     ///
     /// The state is read off the rule (``EntitlementRule/state``), so CheckEntitlement and
-    /// ExplainEntitlement cannot disagree: both take this one decision. The decision is two
-    /// small values beside the entitlement, so the check's hot path pays nothing for it.
+    /// ExplainEntitlement cannot disagree: both take this one decision. The rule and the
+    /// decisive position go to `recorder`; the check passes ``IgnoredDecision``, which the
+    /// compiler specializes away. (Returning them in a struct beside the entitlement made the
+    /// check copy that struct twice per chain: 5 % more instructions, Benchmarks/rules-ab.sh.)
     ///
     /// The first rule that holds decides the state:
     /// 1. ACTIVE: `latest` exists and covers `t` (its expiry is after `t`; a non-consumable
@@ -69,10 +73,10 @@ struct ChainSnapshot {
     /// latest_transaction_id) come from `latest`, or from the newest transaction when no
     /// transaction can grant (all refunded or upgraded), so the answer still names what ended
     /// it. `purchased_at_ms` is that transaction's purchase: when the current period was bought.
-    func decision(
+    func entitlement<Recorder: DecisionRecorder>(
         in transactions: [Transaction], renewalInfos: [String: RenewalInfo], catalog: Catalog,
-        at time: EvaluationTime
-    ) -> ChainDecision? {
+        at time: EvaluationTime, recordingInto recorder: inout Recorder
+    ) -> Entitlement? {
         let t = time.instantMs
         let subject = transactions[latest ?? newest]
         let entry = catalog.entry(for: subject.productID)
@@ -89,21 +93,20 @@ struct ChainSnapshot {
             : nil
 
         let rule: EntitlementRule
-        var decisive = latest ?? newest
         if latest != nil, productType == .nonConsumable || expiresAtMs > t {
             rule = .periodCovers
         } else if latest != nil, let grace = renewal?.gracePeriodExpiresDateMs, grace > t {
             rule = .gracePeriod
         } else if transactions[newest].isRefunded {
             rule = .refunded
-            decisive = newest
         } else if latest != nil, renewal?.isInBillingRetryPeriod == true {
             rule = .billingRetry
         } else {
             rule = latest == nil ? .upgradedAway : .periodEnded
         }
+        recorder.record(rule, decisive: rule == .refunded ? newest : latest ?? newest)
 
-        let entitlement = Entitlement(
+        return Entitlement(
             productID: subject.productID, originalTransactionID: subject.originalTransactionID,
             state: rule.state, purchasedAtMs: subject.purchaseDateMs, expiresAtMs: expiresAtMs,
             gracePeriodExpiresAtMs: renewal?.gracePeriodExpiresDateMs ?? 0,
@@ -112,7 +115,6 @@ struct ChainSnapshot {
             productType: productType, subscriptionGroupID: subject.subscriptionGroupIdentifier ?? "",
             environment: subject.environment, latestTransactionID: subject.transactionID,
             entitlementID: entry?.entitlementID ?? subject.productID)
-        return ChainDecision(entitlement: entitlement, rule: rule, decisive: decisive)
     }
 
     /// The catalog wins, being the app's own statement; then the type Apple declared (StoreKit 2

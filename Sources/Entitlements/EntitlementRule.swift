@@ -28,11 +28,24 @@ public enum EntitlementRule: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// One chain's verdict: the entitlement, the rule that decided its state, and the position
-/// of the transaction that rule rests on.
-struct ChainDecision {
-    let entitlement: Entitlement
-    let rule: EntitlementRule
-    /// An index into the transactions the rules were given.
-    let decisive: Int
+/// Receives the rule that decided a chain's state and the position of the transaction it rests on.
+protocol DecisionRecorder {
+    mutating func record(_ rule: EntitlementRule, decisive: Int)
+}
+
+/// The check's recorder: it needs only the entitlement.
+struct IgnoredDecision: DecisionRecorder {
+    @inline(__always)
+    mutating func record(_ rule: EntitlementRule, decisive: Int) {}
+}
+
+/// The explanation's recorder: keeps the decision.
+struct RecordedDecision: DecisionRecorder {
+    var rule = EntitlementRule.periodCovers
+    var decisive = 0
+
+    mutating func record(_ rule: EntitlementRule, decisive: Int) {
+        self.rule = rule
+        self.decisive = decisive
+    }
 }

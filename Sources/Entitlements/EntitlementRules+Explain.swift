@@ -5,7 +5,7 @@ extension EntitlementRules {
     ///
     /// A separate entry point so the check stays lean: it never builds the transaction lists
     /// and sentences only an explanation needs. Both take the decision from
-    /// ``ChainSnapshot/decision(in:renewalInfos:catalog:at:)``.
+    /// ``ChainSnapshot/entitlement(in:renewalInfos:catalog:at:recordingInto:)``.
     public static func explain(
         _ facts: UserFacts, productID: String, entitlementID: String, at time: EvaluationTime,
         catalog: Catalog
@@ -13,16 +13,19 @@ extension EntitlementRules {
         let transactions = facts.transactions
         var explanations: [EntitlementExplanation] = []
         for first in transactions.indices where startsChain(at: first, in: transactions) {
+            var decision = RecordedDecision()
             guard let chain = ChainSnapshot(chainStartingAt: first, in: transactions, at: time),
-                  let decision = chain.decision(
-                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time),
-                  matches(decision.entitlement, productID: productID, entitlementID: entitlementID)
+                  let entitlement = chain.entitlement(
+                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time,
+                      recordingInto: &decision),
+                  matches(entitlement, productID: productID, entitlementID: entitlementID)
             else { continue }
             let decisive = transactions[decision.decisive]
-            let chainTransactions = transactions
-                .filter { ChainSnapshot.counts($0, inChain: decisive.originalTransactionID, upTo: time.factsUpToMs) }
+            let chainTransactions = transactions.indices
+                .filter { ChainSnapshot.counts($0, in: transactions, chainID: decisive.originalTransactionID,
+                                               upTo: time.factsUpToMs) }
+                .map { transactions[$0] }
                 .sorted { $1.isOrdered(before: $0) }
-            let entitlement = decision.entitlement
             let duration = entitlement.productType == .nonRenewing
                 ? catalog.entry(for: entitlement.productID)?.durationMs : nil
             explanations.append(EntitlementExplanation(

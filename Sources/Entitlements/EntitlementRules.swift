@@ -43,17 +43,20 @@ public enum EntitlementRules {
     ) -> [Entitlement] {
         let transactions = facts.transactions
         var entitlements: [Entitlement] = []
+        var ignored = IgnoredDecision()
         for first in transactions.indices where startsChain(at: first, in: transactions) {
             guard let chain = ChainSnapshot(chainStartingAt: first, in: transactions, at: time),
-                  let decision = chain.decision(
-                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time)
+                  let entitlement = chain.entitlement(
+                      in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time,
+                      recordingInto: &ignored)
             else { continue }
-            entitlements.append(decision.entitlement)
+            entitlements.append(entitlement)
         }
         return entitlements
     }
 
     /// The check's filters: an empty one matches anything.
+    @inline(__always)
     static func matches(_ entitlement: Entitlement, productID: String, entitlementID: String) -> Bool {
         (productID.isEmpty || entitlement.productID == productID)
             && (entitlementID.isEmpty || entitlement.entitlementID == entitlementID)
