@@ -60,7 +60,7 @@ public final class EntitlementStore: EntitlementRepository {
     }
 
     public let path: String
-    private let queue = WriteQueue()
+    let queue = WriteQueue()
     private let cache: FactsCache
     private let readers: ReaderPool
     private let statisticsCounter = Locked(StoreStatistics())

@@ -1,5 +1,6 @@
 import EntitlementPorts
 import Entitlements
+import SQLite
 import ServiceRuntime
 
 /// One unit of work for the writer thread, with the continuation that answers its caller.
@@ -7,6 +8,9 @@ enum WriteJob: Sendable {
     case write(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)
     case notification(NotificationWrite, CheckedContinuation<NotificationOutcome, any Error>)
     case seed([FactsWrite], CheckedContinuation<Void, any Error>)
+    /// Runs on the writer thread between batches with the writer's connection (tests only,
+    /// see ``EntitlementStore/withWriterConnection(_:)``).
+    case withConnection(@Sendable (Connection) throws -> Void, CheckedContinuation<Void, any Error>)
 }
 
 /// The hand-off between callers (any thread) and the writer thread.

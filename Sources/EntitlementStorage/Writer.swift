@@ -10,12 +10,17 @@ import ServiceRuntime
 /// fsyncs), new writes queue up; the next ``WriteQueue/take(limit:)`` returns all of them, so
 /// under load many callers share one BEGIN IMMEDIATE ... COMMIT and one fsync.
 ///
-/// Failure handling: each write runs in its own savepoint, so a write that fails (an ownership
-/// conflict, a constraint) is undone alone and answered with its error while the rest of the
-/// batch commits. If BEGIN or COMMIT fails (disk full, I/O error, lock timeout), nothing in the
-/// batch is durable: each write is retried alone in its own transaction, and only those that
-/// fail again get the error. The cache is invalidated for affected users after COMMIT and
-/// before any caller is resumed, which is what makes an acknowledged write visible to reads.
+/// Failure handling: each write runs in its own savepoint, so a write that fails on its own
+/// account (an ownership conflict, a malformed write, a constraint) is undone alone and
+/// answered with its error while the rest of the batch commits. A storage failure (disk full,
+/// I/O error, lock timeout) is not the write's fault, and SQLite may already have rolled back
+/// the whole transaction (its documented answer to SQLITE_FULL and SQLITE_IOERR), so it aborts
+/// the batch instead. Whenever BEGIN, a write or COMMIT fails that way, nothing in the batch is
+/// durable: each write is retried alone in its own transaction, and only those that fail again
+/// get the error. The connection stays usable (any transaction left open is rolled back before
+/// the next batch), so the writer recovers by itself once space returns. The cache is
+/// invalidated for affected users after COMMIT and before any caller is resumed, which is what
+/// makes an acknowledged write visible to reads; a failed batch changes nothing a reader sees.
 final class Writer: @unchecked Sendable {
     private let db: Connection
     private let recorder: FactsRecorder
@@ -45,11 +50,16 @@ final class Writer: @unchecked Sendable {
         while let jobs = queue.take(limit: maxBatchSize) {
             var batch: [WriteJob] = []
             for job in jobs {
-                if case let .seed(writes, continuation) = job {
+                switch job {
+                case let .seed(writes, continuation):
                     commit(batch)
                     batch.removeAll()
                     continuation.resume(with: Result { try seed(writes) })
-                } else {
+                case let .withConnection(body, continuation):
+                    commit(batch)
+                    batch.removeAll()
+                    continuation.resume(with: Result { try body(db) })
+                case .write, .notification:
                     batch.append(job)
                 }
             }
@@ -65,6 +75,9 @@ final class Writer: @unchecked Sendable {
     /// Commits `batch` (facts writes and notifications, never seeds) as one transaction.
     private func commit(_ batch: [WriteJob]) {
         guard !batch.isEmpty else { return }
+        // A ROLLBACK that failed after an earlier failure (an I/O error) would make every later
+        // BEGIN fail with "cannot start a transaction within a transaction"; try it again here.
+        db.rollbackIgnoringErrors()
         // Each job's answer, held until COMMIT and cache invalidation are done.
         var answers: [() -> Void] = []
         var affectedUsers = Set<String>()
@@ -73,9 +86,9 @@ final class Writer: @unchecked Sendable {
         let started = ContinuousClock.now
         do {
             try db.transaction(.immediate) {
-                answers = batch.map { job in
+                answers = try batch.map { job in
                     var affected = Set<String>()
-                    let answer = record(job, affectedUsers: &affected)
+                    let answer = try record(job, affectedUsers: &affected)
                     if answer.succeeded {
                         affectedUsers.formUnion(affected)
                         applied += 1
@@ -89,7 +102,7 @@ final class Writer: @unchecked Sendable {
                 for job in batch { commit([job]) }
                 return
             }
-            let failure = StoreError.storage(error, "committing facts")
+            let failure = StoreError.storage(error, "storing the write")
             answers = [{ Self.fail(batch[0], failure) }]
         }
         if committed {
@@ -107,22 +120,41 @@ final class Writer: @unchecked Sendable {
     }
 
     /// Records one job in its own savepoint; returns whether it succeeded and how to answer it.
-    private func record(_ job: WriteJob, affectedUsers: inout Set<String>)
+    ///
+    /// Throws (aborting the batch) when the write failed for a reason that is not its own, see
+    /// ``abortsBatch(_:)``.
+    private func record(_ job: WriteJob, affectedUsers: inout Set<String>) throws
         -> (succeeded: Bool, resume: () -> Void) {
         switch job {
         case let .write(write, continuation):
             let result = Result {
                 try db.savepoint("fact_write") { try recorder.record(write, affectedUsers: &affectedUsers) }
-            }.mapError { StoreError.storage($0, "recording facts") }
-            return (Self.succeeded(result), { continuation.resume(with: result) })
+            }
+            if case let .failure(error) = result, abortsBatch(error) { throw error }
+            let answer = result.mapError { StoreError.storage($0, "recording facts") }
+            return (Self.succeeded(answer), { continuation.resume(with: answer) })
         case let .notification(notification, continuation):
             let result = Result {
                 try db.savepoint("fact_write") { try recorder.apply(notification, affectedUsers: &affectedUsers) }
-            }.mapError { StoreError.storage($0, "recording a notification") }
-            return (Self.succeeded(result), { continuation.resume(with: result) })
-        case .seed:
-            preconditionFailure("run() commits seeds on their own, never in a batch")
+            }
+            if case let .failure(error) = result, abortsBatch(error) { throw error }
+            let answer = result.mapError { StoreError.storage($0, "recording a notification") }
+            return (Self.succeeded(answer), { continuation.resume(with: answer) })
+        case .seed, .withConnection:
+            preconditionFailure("run() runs seeds and connection jobs on their own, never in a batch")
         }
+    }
+
+    /// Whether a write's failure must abort its whole batch: anything but the write's own fault
+    /// (a ``StoreError`` from the recorder, a constraint), or any failure after which SQLite no
+    /// longer has the transaction open (it rolls back on its own after some SQLITE_FULL and
+    /// SQLITE_IOERR failures; the next SAVEPOINT would then start and RELEASE commit a
+    /// transaction of its own, outside the batch).
+    private func abortsBatch(_ error: any Error) -> Bool {
+        guard db.isInTransaction else { return true }
+        if error is StoreError { return false }
+        if let error = error as? SQLiteError, error.isConstraintViolation { return false }
+        return true
     }
 
     private static func succeeded<Success>(_ result: Result<Success, StoreError>) -> Bool {
@@ -135,6 +167,7 @@ final class Writer: @unchecked Sendable {
         case let .write(_, continuation): continuation.resume(throwing: error)
         case let .notification(_, continuation): continuation.resume(throwing: error)
         case let .seed(_, continuation): continuation.resume(throwing: error)
+        case let .withConnection(_, continuation): continuation.resume(throwing: error)
         }
     }
 
