@@ -1,0 +1,234 @@
+"""Crash loop: 100 times start entitlementd, drive concurrent SubmitReceipt (StoreKit 2 signed
+transactions), V2 notifications (some delivered twice, as Apple retries) and reads, SIGKILL it at
+a random instant, and check on restart: every acknowledged write present, none twice, nothing
+that was never sent, `PRAGMA integrity_check` ok, and CheckEntitlement agreeing with ListHistory.
+
+Each user owns one chain; its transactions are numbered 0 (the purchase), 1, 2, ... (renewals),
+all in the past, each expiring later than the one before. A write is acknowledged when its RPC
+answered OK or its webhook post answered 200; a write cut off by the kill is "maybe": after the
+restart it is either there or not, and whatever it is then must stay so. The run is seeded:
+CRASH_LOOP_SEED=N reproduces one (thread timing aside); CRASH_LOOP_ITERATIONS overrides 100.
+"""
+import json
+import os
+import random
+import shutil
+import sqlite3
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import grpc
+import pytest
+
+from apple_pki import DAY_MS, PKI, Signer, now_ms, notification, renewal, transaction
+
+ITERATIONS = int(os.environ.get("CRASH_LOOP_ITERATIONS", "100"))
+MAX_RENEWALS = 4
+
+
+class FastSigner(Signer):
+    """The same JWS as apple_pki.Signer, signed in-process: the openssl CLI costs ~5 ms a
+    signature, and the loop signs thousands."""
+
+    def __init__(self, pki):
+        super().__init__(pki)
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec, utils
+        self._key = serialization.load_pem_private_key(pki.leaf.key_path.read_bytes(), None)
+        self._algorithm = ec.ECDSA(hashes.SHA256())
+        self._decode = utils.decode_dss_signature
+
+    def sign_bytes(self, data, key=None):
+        r, s = self._decode(self._key.sign(data, self._algorithm))
+        return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+class User:
+    """What the test sent about one user's chain, and which of it was acknowledged."""
+
+    def __init__(self, name, chain, base):
+        self.name, self.chain, self.base = name, chain, base
+        self.sent = {}      # transaction id -> expires_at_ms, for everything sent and not known lost
+        self.acked = set()  # transaction ids whose write was acknowledged
+        self.next = 0       # index of the next transaction to send
+
+    def tid(self, index):
+        return str(int(self.chain) + index)
+
+    def payload(self, index):
+        """Transaction `index`: bought `index` days after the first, all in the past; each
+        expires a day after the one before, all in the future."""
+        purchase = self.base + index * DAY_MS
+        return transaction(self.tid(index), self.chain, purchase=purchase, expires=self.base + (20 + index) * DAY_MS,
+                           signed=purchase + 1000, original_purchase=self.base)
+
+
+class Model:
+    def __init__(self, seed):
+        self.lock = threading.Lock()
+        self.users = []
+        self.acked_users = []  # users whose purchase was acknowledged: renewals and reads pick these
+        self.seed = seed
+        self.base = now_ms() - 10 * DAY_MS
+
+    def new_user(self):
+        with self.lock:
+            n = len(self.users)
+            user = User(f"loop-{self.seed}-{n}", str(3_000_000_000_000_000 + n * 100), self.base)
+            self.users.append(user)
+            return user
+
+    def reserve(self, user, index, expires):
+        with self.lock:
+            user.sent[user.tid(index)] = expires
+
+
+def load(address, port, model, signer, rng, stop, touched, failures):
+    """One worker: new purchases, renewals (by notification or SubmitReceipt) and reads."""
+    import entitlement_pb2 as ent
+    import entitlement_pb2_grpc as ent_grpc
+    channel = grpc.insecure_channel(address)
+    stub = ent_grpc.EntitlementServiceStub(channel)
+    url = f"http://127.0.0.1:{port}/apple/notifications"
+    try:
+        while not stop.is_set():
+            roll = rng.random()
+            with model.lock:
+                known = rng.choice(model.acked_users) if model.acked_users else None
+            if roll < 0.4 or known is None:
+                user, index = model.new_user(), 0
+                user.next = 1
+            elif roll < 0.8:
+                user = known
+                with model.lock:
+                    index = user.next
+                    user.next += 1
+                if index > MAX_RENEWALS:
+                    continue
+            else:
+                with model.lock:
+                    floor = max(known.sent[t] for t in known.acked)
+                try:
+                    reply = stub.CheckEntitlement(ent.CheckEntitlementRequest(user_id=known.name), timeout=5)
+                except grpc.RpcError as error:
+                    return expect_cut_off(error, failures)
+                if not reply.entitlements or reply.entitlements[0].expires_at_ms < floor:
+                    failures.append(f"read of {known.name} missed an acknowledged write: {reply}")
+                continue
+            payload = user.payload(index)
+            model.reserve(user, index, payload["expiresDate"])
+            with model.lock:
+                touched.add(user.name)
+            jws = signer.sign(payload)
+            try:
+                if index == 0 or rng.random() < 0.25:
+                    stub.SubmitReceipt(ent.SubmitReceiptRequest(user_id=user.name, signed_transaction=jws), timeout=5)
+                else:
+                    body = json.dumps({"signedPayload": signer.sign(notification(
+                        "DID_RENEW", signed=payload["signedDate"] + 500, signed_transaction=jws,
+                        signed_renewal=signer.sign(renewal(user.chain, signed=payload["signedDate"]))))}).encode()
+                    for _ in range(2 if rng.random() < 0.2 else 1):  # Apple redelivers sometimes
+                        request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
+                        with urllib.request.urlopen(request, timeout=5) as response:
+                            response.read()
+            except grpc.RpcError as error:
+                return expect_cut_off(error, failures)  # this write is "maybe"
+            except urllib.error.HTTPError as error:
+                failures.append(f"webhook answered {error.code} for {user.name}/{index}: {error.read()[:200]}")
+                return
+            except OSError:
+                return  # killed mid-post: this write is "maybe"
+            with model.lock:
+                if not user.acked:
+                    model.acked_users.append(user)
+                user.acked.add(user.tid(index))
+    finally:
+        channel.close()
+
+
+def expect_cut_off(error, failures):
+    """An RPC failure is expected only as the kill's doing, never as a refusal."""
+    if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED,
+                            grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.UNKNOWN):
+        failures.append(f"RPC refused: {error.code()} {error.details()}")
+
+
+def verify(stub, ent, model, names, context):
+    """Checks each named user against the model; settles "maybe" writes either way."""
+    by_name = {u.name: u for u in model.users}
+    kinds = {ent.EVENT_TYPE_PURCHASE, ent.EVENT_TYPE_RENEWAL}
+    for name in sorted(names):
+        user = by_name[name]
+        events = list(stub.ListHistory(ent.ListHistoryRequest(user_id=name, page_size=500), timeout=10).events)
+        ids = [e.event_id for e in events]
+        assert len(ids) == len(set(ids)), f"{context}: {name}: duplicate events {ids}"
+        stored = [e.transaction_id for e in events if e.type in kinds]
+        assert len(stored) == len(set(stored)), f"{context}: {name}: a transaction recorded twice {stored}"
+        phantom = set(stored) - set(user.sent)
+        assert not phantom, f"{context}: {name}: transactions never sent (or once lost) appeared: {phantom}"
+        lost = user.acked - set(stored)
+        assert not lost, f"{context}: {name}: acknowledged transactions lost: {lost}"
+        for tid in set(user.sent) - set(stored):
+            del user.sent[tid]  # an unacknowledged write the kill cut off: it must never appear later
+        user.acked |= set(stored)
+        reply = stub.CheckEntitlement(ent.CheckEntitlementRequest(user_id=name), timeout=10)
+        if not stored:
+            assert not any(e.active for e in reply.entitlements), f"{context}: {name}: entitled with no history"
+            continue
+        latest = max(stored, key=lambda t: user.sent[t])
+        assert len(reply.entitlements) == 1, f"{context}: {name}: {reply}"
+        e = reply.entitlements[0]
+        assert e.active and e.latest_transaction_id == latest and e.expires_at_ms == user.sent[latest], \
+            f"{context}: {name}: state disagrees with history (latest {latest}): {e}"
+
+
+def integrity_check(path):
+    with sqlite3.connect(path) as conn:
+        return conn.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+@pytest.fixture(scope="module")
+def fast_signer(tmp_path_factory):
+    if not shutil.which("openssl"):
+        pytest.skip("the openssl CLI is needed to generate the test PKI")
+    pytest.importorskip("cryptography", reason="Scripts/test installs cryptography into the venv")
+    return FastSigner(PKI(tmp_path_factory.mktemp("pki"), "Test"))
+
+
+def test_crash_loop(pb, server, tmp_path, fast_signer):
+    seed = int(os.environ.get("CRASH_LOOP_SEED") or random.SystemRandom().randrange(1, 1 << 31))
+    print(f"crash loop: seed {seed}, {ITERATIONS} iterations (rerun with CRASH_LOOP_SEED={seed})")
+    rng = random.Random(seed)
+    model = Model(seed)
+    db = tmp_path / "loop.sqlite"
+    flags = ("--database", db, "--apple-root-ca", fast_signer.pki.root_pem_path, "--log-level", "warning")
+    touched, failures, started = set(), [], time.monotonic()
+    for iteration in range(ITERATIONS):
+        context = f"seed {seed}, iteration {iteration}"
+        victim = server(*flags)
+        victim.check_exit_code = False
+        stub = pb.ent_grpc.EntitlementServiceStub(victim.channel())
+        verify(stub, pb.ent, model, touched, f"{context} (after restart)")
+        touched = set()
+        stop = threading.Event()
+        workers = [threading.Thread(target=load, args=(victim.address, victim.port, model, fast_signer,
+                                                       random.Random(rng.random()), stop, touched, failures))
+                   for _ in range(6)]
+        for w in workers:
+            w.start()
+        time.sleep(rng.uniform(0.05, 0.6))
+        victim.kill()  # SIGKILL, wherever the writer is
+        stop.set()
+        for w in workers:
+            w.join(timeout=20)
+        assert not failures, f"{context}: {failures[:3]}"
+        assert integrity_check(db) == "ok", f"{context}: integrity_check failed"
+    survivor = server(*flags)
+    verify(pb.ent_grpc.EntitlementServiceStub(survivor.channel()), pb.ent, model,
+           {u.name for u in model.users}, f"seed {seed}, final pass over every user")
+    acked = sum(len(u.acked) for u in model.users)
+    print(f"crash loop: {ITERATIONS} kills, {len(model.users)} users, {acked} transactions stored, "
+          f"{time.monotonic() - started:.0f}s")
+    assert acked > 10 * ITERATIONS, f"seed {seed}: the load produced too few writes to mean anything ({acked})"
