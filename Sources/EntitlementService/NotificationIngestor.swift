@@ -107,8 +107,12 @@ public final class NotificationIngestor: Sendable {
             return Answer(status: 400, notificationID: write.sourceID, reason: "notification cannot be stored: \(error)",
                           version: version, type: type)
         } catch {
-            return Answer(status: 500, notificationID: write.sourceID, reason: "storage failed, Apple will retry: \(error)",
-                          version: version, type: type, outcome: "failed")
+            // 503: the store cannot write now (disk full, I/O error, shutting down); Apple
+            // retries. The cause (SQL, paths) goes to the log only, never into the answer.
+            logger.log(.error, "storing a notification failed", [("notification_id", write.sourceID), ("error", "\(error)")])
+            let unavailable = (error as? StoreError).map { $0.code == .storageFailure || $0.code == .closed } ?? false
+            return Answer(status: unavailable ? 503 : 500, notificationID: write.sourceID,
+                          reason: "storage is unavailable; Apple will retry", version: version, type: type, outcome: "failed")
         }
     }
 
