@@ -22,27 +22,11 @@ import urllib.request
 import grpc
 import pytest
 
-from apple_pki import DAY_MS, PKI, Signer, now_ms, notification, renewal, transaction
+from apple_pki import DAY_MS, PKI, now_ms, notification, renewal, transaction
+from fast_signer import FastSigner
 
 ITERATIONS = int(os.environ.get("CRASH_LOOP_ITERATIONS", "100"))
 MAX_RENEWALS = 4
-
-
-class FastSigner(Signer):
-    """The same JWS as apple_pki.Signer, signed in-process: the openssl CLI costs ~5 ms a
-    signature, and the loop signs thousands."""
-
-    def __init__(self, pki):
-        super().__init__(pki)
-        from cryptography.hazmat.primitives import hashes, serialization
-        from cryptography.hazmat.primitives.asymmetric import ec, utils
-        self._key = serialization.load_pem_private_key(pki.leaf.key_path.read_bytes(), None)
-        self._algorithm = ec.ECDSA(hashes.SHA256())
-        self._decode = utils.decode_dss_signature
-
-    def sign_bytes(self, data, key=None):
-        r, s = self._decode(self._key.sign(data, self._algorithm))
-        return r.to_bytes(32, "big") + s.to_bytes(32, "big")
 
 
 class User:
