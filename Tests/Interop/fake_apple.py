@@ -89,6 +89,8 @@ class FakeApple:
         self.calls = []  # (endpoint, receipt-data prefix)
         self.lock = threading.Lock()
         self.next_offset = 1
+        self.in_flight = 0  # verifyReceipt calls being answered right now
+        self.peak_in_flight = 0  # the most at once since the fake started
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -103,8 +105,15 @@ class FakeApple:
                 request = json.loads(self.rfile.read(length) or b"{}")
                 endpoint = "production" if self.path.startswith("/production") else "sandbox"
                 status, body = fake.answer(endpoint, request)
-                if fake.latency:
-                    time.sleep(fake.latency)
+                with fake.lock:
+                    fake.in_flight += 1
+                    fake.peak_in_flight = max(fake.peak_in_flight, fake.in_flight)
+                try:
+                    if fake.latency:
+                        time.sleep(fake.latency)
+                finally:
+                    with fake.lock:
+                        fake.in_flight -= 1
                 payload = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
