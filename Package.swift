@@ -112,6 +112,6 @@ let package = Package(
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",
-                                   "EntitlementAPI", "AppStore", "JWS", "RPCCore", "ServiceRuntime"]),
+                                   "EntitlementAPI", "AppStore", "JWS", "RPCCore", "HTTPCore", "ServiceRuntime"]),
     ]
 )

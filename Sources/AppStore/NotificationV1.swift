@@ -57,7 +57,11 @@ public struct NotificationV1: Sendable, Hashable {
     public static func parse(
         _ body: [UInt8], receivedAtMs: Int64
     ) throws(AppStoreFormatError) -> NotificationV1 {
-        let root = try AppleJSONObject.parse(body)
+        try decode(AppleJSONObject.parse(body), receivedAtMs: receivedAtMs)
+    }
+
+    /// Decodes an already parsed body (``NotificationBody`` parses each webhook body once).
+    static func decode(_ root: AppleJSONObject, receivedAtMs: Int64) throws(AppStoreFormatError) -> NotificationV1 {
         let notificationType = try root.requiredString("notification_type")
         let unified = try root.object("unified_receipt")
         var environment = try root.environment("environment")

@@ -157,11 +157,10 @@ final class Daemon {
         }
         let ingestor = NotificationIngestor(
             configuration: .init(sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
-            verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds,
-            observe: { [serviceMetrics] version, type, outcome in
-                serviceMetrics.notification(version: version, type: type, outcome: outcome)
-            })
-        NotificationWebhook(ingestor: ingestor).register(into: &http)
+            verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds)
+        NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
+            serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
+        }).register(into: &http)
         let grpc = GRPCHandler(
             router: router,
             configuration: .init(maxReceiveMessageSize: maxMessageSize),

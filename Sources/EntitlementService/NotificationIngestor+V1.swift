@@ -5,22 +5,22 @@ import JWS
 
 extension NotificationIngestor {
     /// V1: authenticated only by the shared secret in `password`; idempotent by body hash.
-    func decodeV1(_ body: [UInt8], sourceID: String) throws -> (write: NotificationWrite, type: String) {
-        let notification: NotificationV1
-        do {
-            notification = try NotificationV1.parse(body, receivedAtMs: now())
-        } catch {
-            throw Rejection(status: 400, reason: "not a V1 or V2 notification: \(error)", notificationID: sourceID)
-        }
+    func authenticateV1(_ notification: NotificationV1, sourceID: String)
+        throws(NotificationRejection) -> (write: NotificationWrite, type: String) {
         // An empty secret would match a notification without a password: treated as none.
         guard let secret = configuration.sharedSecret, !secret.isEmpty else {
-            throw Rejection(status: 401, reason: "V1 notifications need --apple-shared-secret to be authenticated", notificationID: sourceID)
+            throw NotificationRejection(.unauthenticated,
+                                        "V1 notifications need --apple-shared-secret to be authenticated",
+                                        notificationID: sourceID)
         }
         guard constantTimeEquals(notification.password ?? "", secret) else {
-            throw Rejection(status: 401, reason: "password does not match the shared secret", notificationID: sourceID)
+            throw NotificationRejection(.unauthenticated, "password does not match the shared secret",
+                                        notificationID: sourceID)
         }
         if let expected = configuration.bundleID, notification.bundleID != expected {
-            throw Rejection(status: 403, reason: "bid '\(notification.bundleID ?? "")' is not this service's bundle", notificationID: sourceID)
+            throw NotificationRejection(.otherBundle,
+                                        "bid '\(notification.bundleID ?? "")' is not this service's bundle",
+                                        notificationID: sourceID)
         }
         var events: [HistoryEvent] = []
         let kind = notification.eventKind

@@ -7,7 +7,8 @@ extension NotificationIngestor {
     /// V2: every JWS (the payload and the transaction and renewal info inside it) must verify
     /// against the trusted root at its own signedDate. Each is decoded once: the verifier hands
     /// back the decoded value only after its signature verifies. Returns nil for TEST.
-    func verifyV2(_ signedPayload: String) throws -> (write: NotificationWrite, type: String)? {
+    func verifyV2(_ signedPayload: String)
+        throws(NotificationRejection) -> (write: NotificationWrite, type: String)? {
         var signedDate: Int64 = 0
         let payload: NotificationV2Payload = try verified(signedPayload, as: "signedPayload") { bytes in
             let payload = try NotificationV2Payload.parse(bytes)
@@ -19,7 +20,8 @@ extension NotificationIngestor {
         // Without `data` (RENEWAL_EXTENSION summaries) nothing is stored, so there is no bundle
         // to hold against --bundle-id; refusing would only make Apple redeliver for days.
         if let expected = configuration.bundleID, let data = payload.data, data.bundleID != expected {
-            throw Rejection(status: 403, reason: "bundleId '\(data.bundleID ?? "")' is not this service's bundle", notificationID: id)
+            throw NotificationRejection(.otherBundle, "bundleId '\(data.bundleID ?? "")' is not this service's bundle",
+                                        notificationID: id)
         }
         var transactions: [Transaction] = []
         var renewals: [RenewalInfo] = []
@@ -65,34 +67,37 @@ extension NotificationIngestor {
         return (write, payload.notificationType)
     }
 
-    /// Verifies one JWS and returns what `read` decoded from it: 401 when the token or its
-    /// chain is rejected, 400 when the payload is not what `name` must be.
+    /// Verifies one JWS and returns what `read` decoded from it: unauthenticated when the token
+    /// or its chain is rejected, malformed when it is not a JWS or the payload is not what `name`
+    /// must be.
     func verified<Value>(_ compact: String, as name: String, id: String? = nil,
-                                     read: ([UInt8]) throws -> (value: Value, atUnixMs: Int64)) throws -> Value {
+                         read: ([UInt8]) throws -> (value: Value, atUnixMs: Int64))
+        throws(NotificationRejection) -> Value {
         do {
             return try verifier.verify(compact, reading: read)
         } catch let error as JWSError {
-            // Not even a compact JWS: malformed (400). Otherwise the token was refused (401).
+            // Not even a compact JWS: malformed. Otherwise the token was refused.
             let wellFormed = (try? JWSVerifier.unverifiedPayload(compact)) != nil
-            throw Rejection(status: wellFormed ? 401 : 400,
-                            reason: "\(name): signature or certificate chain rejected: \(error)", notificationID: id)
-        } catch let rejection as Rejection {
+            throw NotificationRejection(wellFormed ? .unauthenticated : .malformed,
+                                        "\(name): signature or certificate chain rejected: \(error)",
+                                        notificationID: id)
+        } catch let rejection as NotificationRejection {
             throw rejection
         } catch {
-            throw Rejection(status: 400, reason: "\(name) is not what Apple sends: \(error)", notificationID: id)
+            throw NotificationRejection(.malformed, "\(name) is not what Apple sends: \(error)", notificationID: id)
         }
     }
 
     /// When to check certificate validity: the payload's signedDate, or for older V2 payloads
     /// without one, the nested transaction's (read unverified only to pick the instant; that
     /// transaction is verified at it right after).
-    static func verificationTime(of payload: NotificationV2Payload) throws -> Int64 {
+    static func verificationTime(of payload: NotificationV2Payload) throws(NotificationRejection) -> Int64 {
         if payload.signedDateMs > 0 { return payload.signedDateMs }
         if let nested = payload.data?.signedTransactionInfo,
            let bytes = try? JWSVerifier.unverifiedPayload(nested),
            let transaction = try? JWSTransactionPayload.parse(bytes) {
             return transaction.signedDateMs
         }
-        throw Rejection(status: 400, reason: "notification has no signedDate to verify its certificates at")
+        throw NotificationRejection(.malformed, "notification has no signedDate to verify its certificates at")
     }
 }

@@ -74,8 +74,9 @@ struct EntitlementRPCsTests {
 
 /// A repository whose storage is gone (disk full, shutting down): every call fails retryably.
 struct UnavailableRepository: EntitlementRepository {
+    var code: StoreError.Code = .storageFailure
     private var failure: StoreError {
-        StoreError(code: .storageFailure, message: "disk full at /var/lib/x; retry later")
+        StoreError(code: code, message: "disk full at /var/lib/x; retry later")
     }
     func write(_ write: FactsWrite) async throws -> WriteOutcome { throw failure }
     func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome { throw failure }

@@ -29,7 +29,7 @@ struct ExplainEntitlementTests {
         let first = renewal("300", chain: "300", month: -1)
         let second = renewal("301", chain: "300", month: 0)
         _ = try await harness.receipt("alice", [first])
-        #expect(await harness.ingestor.ingest(AppleNotifications.v1("DID_RENEW", transactions: [second, first])).status == 200)
+        #expect(await harness.status(AppleNotifications.v1("DID_RENEW", transactions: [second, first])) == 200)
         // A receipt showing both later confirms them; the renewal stays the notification's.
         _ = try await harness.receipt("alice", [first, second])
         let rpcs = rpcs(harness.repository)

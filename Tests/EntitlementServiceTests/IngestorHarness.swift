@@ -6,14 +6,10 @@ import JWS
 import ServiceRuntime
 import Synchronization
 
-/// A NotificationIngestor on the in-memory repository, with every answer's metric labels
-/// recorded (the public `observe` hook): what the webhook edge would see.
+/// A NotificationIngestor on the in-memory repository; every result's HTTP status and metric
+/// labels are what the webhook edge (``NotificationWebhook``) makes of it.
 final class IngestorHarness: Sendable {
-    struct Labels: Sendable, Equatable {
-        var version: String
-        var type: String
-        var outcome: String
-    }
+    typealias Labels = NotificationWebhook.Labels
 
     let notifications: AppleNotifications
     let repository: any EntitlementRepository
@@ -26,14 +22,22 @@ final class IngestorHarness: Sendable {
         let repository = repository ?? InMemoryEntitlementStore(transferPolicy: transferPolicy, clock: Harness.clock)
         self.repository = repository
         let verifier = JWSVerifier(trustedRoots: try TrustedRoots(pem: notifications.authority.rootPEM))
-        let observed = self.observed
         ingestor = NotificationIngestor(
             configuration: .init(sharedSecret: sharedSecret, bundleID: AppleNotifications.bundleID),
             verifier: verifier, repository: repository, logger: Logger(minimumLevel: .error, sink: { _ in }),
-            now: Harness.clock,
-            observe: { version, type, outcome in
-                observed.append(Labels(version: version, type: type, outcome: outcome))
-            })
+            now: Harness.clock)
+    }
+
+    /// Ingests one body; records the labels the webhook would count it under.
+    func ingest(_ body: [UInt8]) async -> IngestedNotification {
+        let result = await ingestor.ingest(body)
+        observed.append(NotificationWebhook.labels(of: result))
+        return result
+    }
+
+    /// The HTTP status Apple would see for `body`.
+    func status(_ body: [UInt8]) async -> Int {
+        NotificationWebhook.status(of: await ingest(body).disposition)
     }
 
     /// The labels of the last answer.

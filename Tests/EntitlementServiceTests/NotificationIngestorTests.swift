@@ -5,8 +5,8 @@ import Entitlements
 import JWS
 import Testing
 
-/// The ingestor's answers to Apple (200 applied / orphan / duplicate, 4xx never valid, 5xx
-/// retry) and what each leaves in the repository, for V1 and V2.
+/// The ingestor's decisions (accepted / orphaned / duplicate / test, rejected for a reason,
+/// retry later) and what each leaves in the repository, for V1 and V2.
 struct NotificationIngestorTests {
     private let first = AppleNotifications.subscription("100", chain: "100")
     private let renewal = AppleNotifications.subscription("101", chain: "100")
@@ -15,8 +15,8 @@ struct NotificationIngestorTests {
         let harness = try IngestorHarness()
         _ = try await harness.receipt("alice", [first])
         let body = try harness.notifications.v2("uuid-renew", "DID_RENEW", transaction: renewal)
-        let answer = await harness.ingestor.ingest(body)
-        #expect(answer.status == 200)
+        let answer = await harness.ingest(body)
+        #expect(answer.disposition == .accepted(owners: 1, newTransactions: 1))
         #expect(answer.notificationID == "v2:uuid-renew")
         #expect(harness.lastLabels == .init(version: "v2", type: "DID_RENEW", outcome: "applied"))
         let facts = try harness.repository.facts(userID: "alice")
@@ -30,9 +30,8 @@ struct NotificationIngestorTests {
         let harness = try IngestorHarness()
         let body = try harness.notifications.v2("uuid-off", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED",
                                                 transaction: first)
-        let answer = await harness.ingestor.ingest(body)
-        #expect(answer.status == 200, "accepted, so Apple does not redeliver for days")
-        #expect(answer.reason.contains("no user owns the chain yet"))
+        let answer = await harness.ingest(body)
+        #expect(answer.disposition == .orphaned, "kept (answered 200), so Apple does not redeliver for days")
         #expect(harness.lastLabels?.outcome == "orphan")
 
         let bound = try await harness.receipt("bob", [first])
@@ -44,11 +43,10 @@ struct NotificationIngestorTests {
         let harness = try IngestorHarness()
         _ = try await harness.receipt("alice", [first])
         let body = try harness.notifications.v2("uuid-once", "DID_RENEW", transaction: renewal)
-        _ = await harness.ingestor.ingest(body)
+        _ = await harness.ingest(body)
         let before = try harness.history("alice")
-        let again = await harness.ingestor.ingest(body)
-        #expect(again.status == 200, "a duplicate is acknowledged: Apple must stop retrying")
-        #expect(again.reason.hasPrefix("duplicate"))
+        let again = await harness.ingest(body)
+        #expect(again.disposition == .duplicate, "acknowledged (200): Apple must stop retrying")
         #expect(harness.lastLabels?.outcome == "duplicate")
         #expect(try harness.history("alice") == before)
     }
@@ -63,7 +61,7 @@ struct NotificationIngestorTests {
             let reversal = try harness.notifications.v2("uuid-reversed", "REFUND_REVERSED", transaction: first,
                                                         signedAt: Harness.now - 1_000_000)
             for body in reversalFirst ? [reversal, refund] : [refund, reversal] {
-                #expect(await harness.ingestor.ingest(body).status == 200)
+                #expect(await harness.status(body) == 200)
             }
             let facts = try harness.repository.facts(userID: "alice")
             let state = EntitlementRules.entitlements(for: facts, at: .now(Harness.now), catalog: .empty).first?.state
@@ -73,8 +71,8 @@ struct NotificationIngestorTests {
 
     @Test func aTestNotificationIsAcknowledgedAndStoresNothing() async throws {
         let harness = try IngestorHarness()
-        let answer = await harness.ingestor.ingest(try harness.notifications.v2("uuid-test", "TEST"))
-        #expect(answer.status == 200)
+        let answer = await harness.ingest(try harness.notifications.v2("uuid-test", "TEST"))
+        #expect(answer.disposition == .test)
         #expect(harness.lastLabels == .init(version: "v2", type: "TEST", outcome: "test"))
     }
 
@@ -82,8 +80,8 @@ struct NotificationIngestorTests {
         let harness = try IngestorHarness()
         _ = try await harness.receipt("alice", [first])
         let stranger = try AppleNotifications()
-        let answer = await harness.ingestor.ingest(try stranger.v2("uuid-forged", "DID_RENEW", transaction: renewal))
-        #expect(answer.status == 401)
+        let answer = await harness.ingest(try stranger.v2("uuid-forged", "DID_RENEW", transaction: renewal))
+        #expect(answer.disposition.rejection?.reason == .unauthenticated)
         #expect(harness.lastLabels == .init(version: "v2", type: "unverified", outcome: "rejected"),
                 "strangers cannot grow metric labels")
         #expect(try harness.repository.facts(userID: "alice").transactions.map(\.transactionID) == ["100"])
@@ -91,51 +89,74 @@ struct NotificationIngestorTests {
 
     @Test func malformedBodiesAreRefusedAsNeverValid() async throws {
         let harness = try IngestorHarness()
-        #expect(await harness.ingestor.ingest(Array("not json".utf8)).status == 400)
-        #expect(await harness.ingestor.ingest(AppleNotifications.envelope("not.a.jws")).status == 400)
-        #expect(await harness.ingestor.ingest(AppleNotifications.envelope("abc")).status == 400)
+        #expect(await harness.ingest(Array("not json".utf8)).disposition.rejection?.reason == .malformed)
+        #expect(harness.lastLabels == .init(version: "v1", type: "unverified", outcome: "rejected"))
+        let notAJWS = AppleNotifications.envelope("not.a.jws")
+        #expect(await harness.ingest(notAJWS).disposition.rejection?.reason == .malformed)
+        #expect(harness.lastLabels?.version == "v2")
+        #expect(await harness.ingest(AppleNotifications.envelope("abc")).disposition.rejection?.reason == .malformed)
+        #expect(await harness.ingest(AppleNotifications.envelope("")).disposition.rejection?.reason == .malformed)
+        #expect(harness.lastLabels?.version == "v2", "an empty signedPayload is a V2 envelope that does not verify")
         let tooLarge = [UInt8](repeating: UInt8(ascii: " "), count: (1 << 20) + 1)
-        #expect(await harness.ingestor.ingest(tooLarge).status == 413)
+        #expect(await harness.ingest(tooLarge).disposition.rejection?.reason == .tooLarge)
+        #expect(harness.lastLabels?.version == "unknown")
     }
 
     @Test func anotherAppsNotificationIsForbidden() async throws {
         let harness = try IngestorHarness()
         let v2 = try harness.notifications.v2("uuid-other", "DID_RENEW", transaction: renewal,
                                               bundleID: "com.other.app")
-        #expect(await harness.ingestor.ingest(v2).status == 403)
+        #expect(await harness.ingest(v2).disposition.rejection?.reason == .otherBundle)
         let v1 = AppleNotifications.v1("DID_RENEW", transactions: [first, renewal], bundleID: "com.other.app")
-        #expect(await harness.ingestor.ingest(v1).status == 403)
+        #expect(await harness.ingest(v1).disposition.rejection?.reason == .otherBundle)
     }
 
     @Test func aV1NotificationNeedsTheSharedSecret() async throws {
         let harness = try IngestorHarness()
         _ = try await harness.receipt("alice", [first])
         let wrong = AppleNotifications.v1("DID_RENEW", transactions: [first, renewal], password: "guess")
-        #expect(await harness.ingestor.ingest(wrong).status == 401)
+        #expect(await harness.ingest(wrong).disposition.rejection?.reason == .unauthenticated)
         #expect(harness.lastLabels == .init(version: "v1", type: "unverified", outcome: "rejected"))
         #expect(try harness.repository.facts(userID: "alice").transactions.count == 1)
 
         let body = AppleNotifications.v1("DID_RENEW", transactions: [first, renewal])
-        let answer = await harness.ingestor.ingest(body)
-        #expect(answer.status == 200)
+        let answer = await harness.ingest(body)
+        #expect(answer.disposition == .accepted(owners: 1, newTransactions: 1))
         #expect(answer.notificationID.hasPrefix("v1:"), "V1 is idempotent by the hash of its body")
         #expect(harness.lastLabels == .init(version: "v1", type: "DID_RENEW", outcome: "applied"))
         #expect(try harness.repository.facts(userID: "alice").transactions.count == 2)
-        #expect(await harness.ingestor.ingest(body).reason.hasPrefix("duplicate"))
+        #expect(await harness.ingest(body).disposition == .duplicate)
 
         let unconfigured = try IngestorHarness(sharedSecret: nil)
-        #expect(await unconfigured.ingestor.ingest(body).status == 401, "without a secret V1 cannot be authenticated")
+        #expect(await unconfigured.status(body) == 401, "without a secret V1 cannot be authenticated")
         let empty = try IngestorHarness(sharedSecret: "")
-        #expect(await empty.ingestor.ingest(AppleNotifications.v1("DID_RENEW", transactions: [first], password: ""))
-            .status == 401, "an empty secret is no secret")
+        let noPassword = AppleNotifications.v1("DID_RENEW", transactions: [first], password: "")
+        #expect(await empty.status(noPassword) == 401, "an empty secret is no secret")
     }
 
     @Test func aStorageFailureAsksAppleToRetry() async throws {
         let harness = try IngestorHarness(repository: UnavailableRepository())
         let body = try harness.notifications.v2("uuid-later", "DID_RENEW", transaction: renewal)
-        let answer = await harness.ingestor.ingest(body)
-        #expect(answer.status == 503, "503: the store cannot write now; Apple redelivers later")
-        #expect(!answer.reason.contains("disk full"), "the cause goes to the log only, not into the answer")
+        let answer = await harness.ingest(body)
+        #expect(answer.disposition == .retryLater, "answered 503: Apple redelivers later")
+        #expect(NotificationWebhook.status(of: answer.disposition) == 503)
+        #expect(!answer.disposition.summary.contains("disk full"), "the cause goes to the log only, not into the answer")
         #expect(harness.lastLabels?.outcome == "failed")
+    }
+
+    @Test func aStoreFailureOfAnUnknownKindIsAFailureAppleRetries() async throws {
+        let harness = try IngestorHarness(repository: UnavailableRepository(code: .ownershipConflict))
+        let body = try harness.notifications.v2("uuid-odd", "DID_RENEW", transaction: renewal)
+        let answer = await harness.ingest(body)
+        #expect(answer.disposition == .failed)
+        #expect(harness.lastLabels == .init(version: "v2", type: "DID_RENEW", outcome: "failed"))
+    }
+}
+
+extension NotificationDisposition {
+    /// The rejection, when the notification was refused for good.
+    var rejection: NotificationRejection? {
+        if case .rejected(let rejection) = self { return rejection }
+        return nil
     }
 }
