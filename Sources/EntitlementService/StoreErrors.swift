@@ -10,6 +10,10 @@ extension StoreError {
             return RPCError(.permissionDenied, message, cause: self)
         case .badPageToken:
             return RPCError(.invalidArgument, "page_token is not one this server issued; start again without it", cause: self)
+        case .invalidWrite:
+            // The facts themselves cannot be stored (retrying the same request fails again): the
+            // caller must not be told to retry. The message names what is wrong, never SQL.
+            return RPCError(.invalidArgument, "the submitted facts cannot be stored: \(message)", cause: self)
         default:
             return RPCError(.unavailable, "storage is unavailable; retry later", cause: self)
         }
