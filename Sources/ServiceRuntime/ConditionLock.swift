@@ -6,8 +6,8 @@ import Glibc
 /// Synchronization.Mutex, the lock everywhere else, has no condition variable, and an idle
 /// writer must sleep, not spin. The pthread objects live on the heap because they must never move.
 public final class ConditionLock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    @usableFromInline let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    @usableFromInline let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     public init() {
         pthread_mutex_init(mutex, nil)
@@ -21,19 +21,19 @@ public final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    @inlinable public func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Sleeps until signalled; call only while holding the lock (inside ``withLock(_:)``).
-    public func wait() {
+    @inlinable public func wait() {
         pthread_cond_wait(condition, mutex)
     }
 
     /// Wakes one thread sleeping in ``wait()``.
-    public func signal() {
+    @inlinable public func signal() {
         pthread_cond_signal(condition)
     }
 
