@@ -51,7 +51,8 @@ let package = Package(
         .target(name: "JWS", dependencies: ["COpenSSL"]),
         // The port: what the service needs from storage, in domain words. Backends implement it.
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
-        .target(name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite", "ServiceRuntime"]),
+        .target(
+            name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite", "ServiceRuntime"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         .target(name: "EntitlementService",
@@ -99,7 +100,8 @@ let package = Package(
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
         .testTarget(name: "RPCClientTests", dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTPServer"]),
-        .testTarget(name: "AppStoreSimulatorTests", dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements"]),
+        .testTarget(
+            name: "AppStoreSimulatorTests", dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),
         .testTarget(name: "EntitlementStorageTests",
@@ -108,7 +110,9 @@ let package = Package(
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements"]),
         // The composition root's edges: metric labels from what the service observed.
-        .testTarget(name: "EntitlementDaemonTests", dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime"]),
+        .testTarget(
+            name: "EntitlementDaemonTests",
+            dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",

@@ -46,7 +46,9 @@ struct SampleTemplate: Sendable {
     static func idValueStart(_ bytes: [UInt8], keyAt at: Int) -> Int? {
         for key in idKeys {
             let quoted = Array(("\"" + key + "\"").utf8)
-            guard at + quoted.count <= bytes.count, bytes[at..<(at + quoted.count)].elementsEqual(quoted) else { continue }
+            guard at + quoted.count <= bytes.count, bytes[at..<(at + quoted.count)].elementsEqual(quoted) else {
+                continue
+            }
             var j = at + quoted.count
             while j < bytes.count, bytes[j] == UInt8(ascii: " ") { j += 1 }
             guard j < bytes.count, bytes[j] == UInt8(ascii: ":") else { return nil }

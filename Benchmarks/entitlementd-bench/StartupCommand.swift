@@ -26,9 +26,12 @@ struct StartupCommand {
         let rssAfter = Measure.rssKiB()
         await store.close()
         print("startup: \(path) (\(Measure.mib(Measure.fileBytes(path))))")
-        print("startup: open+migrations check \(Measure.ms(opening)), first facts(\(user)) "
-              + "\(Measure.ms(firstRead)) (\(facts.transactions.count) transactions), "
-              + "total \(Measure.ms(opening + firstRead)); second (cached) read \(Measure.us(secondRead))")
-        print("startup: RSS \(Measure.mib(rssBefore * 1024)) before open, \(Measure.mib(rssAfter * 1024)) after the first read")
+        print(
+            "startup: open+migrations check \(Measure.ms(opening)), first facts(\(user)) "
+                + "\(Measure.ms(firstRead)) (\(facts.transactions.count) transactions), "
+                + "total \(Measure.ms(opening + firstRead)); second (cached) read \(Measure.us(secondRead))")
+        print(
+            "startup: RSS \(Measure.mib(rssBefore * 1024)) before open, "
+                + "\(Measure.mib(rssAfter * 1024)) after the first read")
     }
 }

@@ -16,7 +16,8 @@ func facts<T, R, F>(
         transactions.append(transaction(String(2000 + month), "2000", "pro.monthly", start + Int64(month) * 30 * day,
                                         start + Int64(month + 1) * 30 * day, nil))
     }
-    transactions.append(transaction("1000", "1000", "pro.yearly", start - 400 * day, start - 35 * day, start - 200 * day))
+    transactions.append(
+        transaction("1000", "1000", "pro.yearly", start - 400 * day, start - 35 * day, start - 200 * day))
     transactions.append(transaction("3000", "3000", "lifetime", start, nil, nil))
     return make(transactions, ["2000": renewal("2000", start + 330 * day)])
 }

@@ -30,7 +30,10 @@ extension AppStoreSimulator {
     }
 
     static func json(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(
+                withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return HTTPResponse(status: status, headers: ["content-type": "application/json"], body: Array(data) + [0x0A])
     }
 

@@ -6,7 +6,9 @@ extension AppStoreSimulator {
     /// Apple's verifyReceipt paths, then the control API.
     public func router() -> HTTPRouter {
         var router = HTTPRouter()
-        for (path, environment) in [("/production/verifyReceipt", Environment.production), ("/sandbox/verifyReceipt", .sandbox)] {
+        for (path, environment) in [
+            ("/production/verifyReceipt", Environment.production), ("/sandbox/verifyReceipt", .sandbox),
+        ] {
             router.add("POST", path) { [self] request, writer in
                 let body = (try? read { $0.verifyReceipt(body: request.body, endpoint: environment) }) ?? []
                 writer.respond(HTTPResponse(status: 200, headers: ["content-type": "application/json"], body: body))
@@ -22,7 +24,9 @@ extension AppStoreSimulator {
         }
         router.add("GET", "/control/clock") { [self] _, writer in
             answer(writer) { () throws(SimulatorError) in
-                try read { simulation in ["sim_time_ms": simulation.nowMs, "offset_ms": simulation.nowMs - simulation.wallMs] }
+                try read { simulation in
+                    ["sim_time_ms": simulation.nowMs, "offset_ms": simulation.nowMs - simulation.wallMs]
+                }
             }
         }
         router.add("GET", "/control/deliveries") { [delivery] _, writer in
@@ -53,7 +57,8 @@ extension AppStoreSimulator {
             }
             let typeText = try request.string("type") ?? "auto_renewable"
             guard let type = ProductType(rawValue: typeText) else {
-                throw SimulatorError(.invalidArgument, "type must be auto_renewable, non_consumable, consumable or non_renewing")
+                throw SimulatorError(
+                    .invalidArgument, "type must be auto_renewable, non_consumable, consumable or non_renewing")
             }
             let environmentText = try request.string("environment") ?? "production"
             guard let environment = Environment(rawValue: environmentText.lowercased()) else {
@@ -68,7 +73,9 @@ extension AppStoreSimulator {
         }
         control(&router, "renew") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.renew(originalTransactionID: id) }
+            return { (simulation: inout Simulation) throws(SimulatorError) in
+                try simulation.renew(originalTransactionID: id)
+            }
         }
         control(&router, "fail-billing") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")
@@ -80,11 +87,15 @@ extension AppStoreSimulator {
         }
         control(&router, "recover") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.recoverBilling(originalTransactionID: id) }
+            return { (simulation: inout Simulation) throws(SimulatorError) in
+                try simulation.recoverBilling(originalTransactionID: id)
+            }
         }
         control(&router, "auto-renew") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")
-            guard let enabled = try request.bool("enabled") else { throw SimulatorError(.invalidArgument, "enabled is required") }
+            guard let enabled = try request.bool("enabled") else {
+                throw SimulatorError(.invalidArgument, "enabled is required")
+            }
             return { (simulation: inout Simulation) throws(SimulatorError) in
                 try simulation.setAutoRenew(originalTransactionID: id, enabled: enabled)
             }
@@ -103,7 +114,9 @@ extension AppStoreSimulator {
         }
         control(&router, "reverse-refund") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.reverseRefund(transactionID: id) }
+            return { (simulation: inout Simulation) throws(SimulatorError) in
+                try simulation.reverseRefund(transactionID: id)
+            }
         }
         control(&router, "expire") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")
@@ -113,7 +126,9 @@ extension AppStoreSimulator {
             }
         }
         control(&router, "advance") { (request: ControlRequest) throws(SimulatorError) -> Action in
-            guard let by = try request.durationMs("by") else { throw SimulatorError(.invalidArgument, "by (e.g. \"7d\") or by_ms is required") }
+            guard let by = try request.durationMs("by") else {
+                throw SimulatorError(.invalidArgument, "by (e.g. \"7d\") or by_ms is required")
+            }
             return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.advance(byMs: by) }
         }
         router.add("POST", "/control/receipt") { [self] request, writer in

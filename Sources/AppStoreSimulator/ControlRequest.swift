@@ -18,12 +18,16 @@ struct ControlRequest {
     func string(_ key: String) throws(SimulatorError) -> String? {
         guard let value = fields[key], !(value is NSNull) else { return nil }
         if let text = value as? String { return text }
-        if let number = value as? NSNumber, type(of: number) != type(of: NSNumber(value: true)) { return number.stringValue }
+        if let number = value as? NSNumber, type(of: number) != type(of: NSNumber(value: true)) {
+            return number.stringValue
+        }
         throw SimulatorError(.invalidArgument, "\(key) must be a string")
     }
 
     func requiredString(_ key: String) throws(SimulatorError) -> String {
-        guard let text = try string(key), !text.isEmpty else { throw SimulatorError(.invalidArgument, "\(key) is required") }
+        guard let text = try string(key), !text.isEmpty else {
+            throw SimulatorError(.invalidArgument, "\(key) is required")
+        }
         return text
     }
 
@@ -42,12 +46,15 @@ struct ControlRequest {
     func durationMs(_ key: String, scale: Double = 1) throws(SimulatorError) -> Int64? {
         if let exact = fields[key + "_ms"] as? NSNumber { return exact.int64Value }
         if let text = try string(key + "_ms") {
-            guard let exact = Int64(text) else { throw SimulatorError(.invalidArgument, "\(key)_ms must be an integer") }
+            guard let exact = Int64(text) else {
+                throw SimulatorError(.invalidArgument, "\(key)_ms must be an integer")
+            }
             return exact
         }
         guard let text = try string(key) else { return nil }
         guard let milliseconds = SimulatedDuration.milliseconds(text) else {
-            throw SimulatorError(.invalidArgument, "\(key) must be a duration such as 500ms, 90s, 5m, 2h, 30d or 1y, got '\(text)'")
+            throw SimulatorError(
+                .invalidArgument, "\(key) must be a duration such as 500ms, 90s, 5m, 2h, 30d or 1y, got '\(text)'")
         }
         return Int64((Double(milliseconds) * scale).rounded())
     }

@@ -49,11 +49,15 @@ public struct NotificationComposer: Sendable {
 
     /// A StoreKit 2 signed transaction, as SubmitReceipt's `signed_transaction` takes it.
     public func signedTransaction(_ transaction: Transaction, at signedDateMs: Int64) throws(JWSError) -> String {
-        try signer.sign(JWSTransactionPayload(transaction: transaction, bundleID: bundleID, signedDateMs: signedDateMs).jsonBody())
+        try signer.sign(
+            JWSTransactionPayload(transaction: transaction, bundleID: bundleID, signedDateMs: signedDateMs).jsonBody())
     }
 
-    public func signedRenewalInfo(_ info: RenewalInfo, productID: String?, environment: Environment) throws(JWSError) -> String {
-        try signer.sign(JWSRenewalInfoPayload(renewalInfo: info, productID: productID, environment: environment).jsonBody())
+    public func signedRenewalInfo(
+        _ info: RenewalInfo, productID: String?, environment: Environment
+    ) throws(JWSError) -> String {
+        try signer.sign(
+            JWSRenewalInfoPayload(renewalInfo: info, productID: productID, environment: environment).jsonBody())
     }
 
     private func v1Body(_ event: SimulatedEvent) -> [UInt8]? {

@@ -8,7 +8,11 @@ extension Simulation {
         guard !request.productID.isEmpty else { throw SimulatorError(.invalidArgument, "product_id is required") }
         let accountID = request.userToken ?? makeAnonymousCustomer()
         if let existing = accounts[accountID], existing.environment != request.environment {
-            throw SimulatorError(.conflict, "customer \(accountID) is a \(existing.environment.rawValue) customer; a receipt lives in one environment")
+            throw SimulatorError(
+                .conflict,
+                "customer \(accountID) is a \(existing.environment.rawValue) customer; "
+                    + "a receipt lives in one environment"
+            )
         }
         let now = nowMs
         var periodMs: Int64?

@@ -6,7 +6,9 @@ extension Simulation {
     public mutating func renew(originalTransactionID: String) throws(SimulatorError) -> Outcome {
         let chain = try activeChain(originalTransactionID)
         guard chain.autoRenew else { throw SimulatorError(.conflict, "auto-renew is off; turn it on first") }
-        guard !chain.isInBillingRetry else { throw SimulatorError(.conflict, "the subscription is in billing retry; recover it instead") }
+        guard !chain.isInBillingRetry else {
+            throw SimulatorError(.conflict, "the subscription is in billing retry; recover it instead")
+        }
         guard !chain.billingWillFail else { throw SimulatorError(.conflict, "the next renewal is set to fail billing") }
         let events = advance(to: chain.expiresDateMs) + processDue(until: nowMs)
         return outcome(originalTransactionID, events)
@@ -19,7 +21,9 @@ extension Simulation {
         originalTransactionID: String, graceMs: Int64?, deferred: Bool = false
     ) throws(SimulatorError) -> Outcome {
         var chain = try activeChain(originalTransactionID)
-        guard !chain.isInBillingRetry else { throw SimulatorError(.conflict, "the subscription is already in billing retry") }
+        guard !chain.isInBillingRetry else {
+            throw SimulatorError(.conflict, "the subscription is already in billing retry")
+        }
         guard chain.autoRenew else { throw SimulatorError(.conflict, "auto-renew is off: there is no renewal to fail") }
         chain.billingWillFail = true
         chain.pendingGraceMs = graceMs
@@ -33,7 +37,9 @@ extension Simulation {
     /// the new period starts now.
     public mutating func recoverBilling(originalTransactionID: String) throws(SimulatorError) -> Outcome {
         var chain = try activeChain(originalTransactionID)
-        guard chain.isInBillingRetry else { throw SimulatorError(.conflict, "the subscription is not in billing retry") }
+        guard chain.isInBillingRetry else {
+            throw SimulatorError(.conflict, "the subscription is not in billing retry")
+        }
         let now = nowMs
         let withinGrace = chain.gracePeriodExpiresDateMs.map { now < $0 } ?? false
         chain.isInBillingRetry = false
@@ -70,14 +76,16 @@ extension Simulation {
     ) throws(SimulatorError) -> Outcome {
         var chain = try activeChain(originalTransactionID)
         guard !productID.isEmpty, productID != chain.productID else {
-            throw SimulatorError(.invalidArgument, "the new product must differ from the current one (\(chain.productID))")
+            throw SimulatorError(
+                .invalidArgument, "the new product must differ from the current one (\(chain.productID))")
         }
         let now = nowMs
         if downgrade {
             chain.autoRenewProductID = productID
             subscriptions[originalTransactionID] = chain
             let latest = transaction(chain.latestTransactionID)!
-            let event = self.event("DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", v1: "DID_CHANGE_RENEWAL_PREF", about: latest, at: now)
+            let event = self.event(
+                "DID_CHANGE_RENEWAL_PREF", "DOWNGRADE", v1: "DID_CHANGE_RENEWAL_PREF", about: latest, at: now)
             return outcome(originalTransactionID, [event])
         }
         var replaced = transaction(chain.latestTransactionID)!
@@ -93,7 +101,8 @@ extension Simulation {
     /// The subscription lapses: auto-renew goes off (DID_CHANGE_RENEWAL_STATUS when it was on)
     /// and, unless `deferred`, time moves to the end of the period, where EXPIRED/VOLUNTARY
     /// happens. In billing retry Apple gives up at once (EXPIRED/BILLING_RETRY).
-    public mutating func expire(originalTransactionID: String, deferred: Bool = false) throws(SimulatorError) -> Outcome {
+    public mutating func expire(originalTransactionID: String, deferred: Bool = false) throws(SimulatorError) -> Outcome
+    {
         var chain = try activeChain(originalTransactionID)
         var events: [SimulatedEvent] = []
         if chain.isInBillingRetry {
@@ -121,7 +130,11 @@ extension Simulation {
     private func activeChain(_ originalTransactionID: String) throws(SimulatorError) -> SimulatedSubscription {
         let chain = try subscription(originalTransactionID)
         guard !chain.hasEnded else {
-            throw SimulatorError(.conflict, "subscription \(originalTransactionID) has \(chain.endedByRefund ? "been refunded" : "expired"); purchase again")
+            throw SimulatorError(
+                .conflict,
+                "subscription \(originalTransactionID) has "
+                    + "\(chain.endedByRefund ? "been refunded" : "expired"); purchase again"
+            )
         }
         return chain
     }

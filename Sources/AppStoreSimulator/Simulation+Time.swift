@@ -33,7 +33,9 @@ extension Simulation {
         return events
     }
 
-    private mutating func run(_ action: DueAction, on original: SimulatedSubscription, at unixMs: Int64) -> SimulatedEvent {
+    private mutating func run(
+        _ action: DueAction, on original: SimulatedSubscription, at unixMs: Int64
+    ) -> SimulatedEvent {
         var chain = original
         let latest = transaction(chain.latestTransactionID)!
         switch action {

@@ -42,7 +42,9 @@ extension Simulation {
 
     /// The customer's receipt and the chain (or one-time purchase) of `transactionID` now,
     /// for the control API's `receipt` action.
-    public func receiptSnapshot(transactionID: String) throws(SimulatorError) -> (receiptData: String, chain: [Transaction], renewal: RenewalInfo?, status: Int?) {
+    public func receiptSnapshot(
+        transactionID: String
+    ) throws(SimulatorError) -> (receiptData: String, chain: [Transaction], renewal: RenewalInfo?, status: Int?) {
         guard let subject = transaction(transactionID), let owner = owners[transactionID],
               let account = accounts[owner]
         else { throw SimulatorError(.notFound, "no transaction \(transactionID)") }

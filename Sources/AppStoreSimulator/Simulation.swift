@@ -134,14 +134,17 @@ public struct Simulation: Sendable {
 
     mutating func update(_ transaction: Transaction) {
         guard let owner = owners[transaction.transactionID],
-              let index = accounts[owner]?.transactions.firstIndex(where: { $0.transactionID == transaction.transactionID })
+            let index = accounts[owner]?.transactions.firstIndex(where: {
+                $0.transactionID == transaction.transactionID
+            })
         else { return }
         accounts[owner]?.transactions[index] = transaction
     }
 
     func subscription(_ originalTransactionID: String) throws(SimulatorError) -> SimulatedSubscription {
         guard let subscription = subscriptions[originalTransactionID] else {
-            throw SimulatorError(.notFound, "no auto-renewable subscription with original transaction id \(originalTransactionID)")
+            throw SimulatorError(
+                .notFound, "no auto-renewable subscription with original transaction id \(originalTransactionID)")
         }
         return subscription
     }

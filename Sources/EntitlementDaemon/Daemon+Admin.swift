@@ -43,11 +43,17 @@ extension Daemon {
     /// Says at startup where /metrics is served and to whom.
     func logAdminListener(_ admin: HTTPServer?) {
         if let admin {
-            logger.info("admin listener: /metrics and admin operations are served here only; /metrics on the service port answers 404",
-                        [("address", admin.boundAddress),
-                         ("auth", authenticator == nil ? "none (no --auth-tokens-file)" : "bearer token")])
+            logger.info(
+                "admin listener: /metrics and admin operations are served here only; "
+                    + "/metrics on the service port answers 404",
+                [
+                    ("address", admin.boundAddress),
+                    ("auth", authenticator == nil ? "none (no --auth-tokens-file)" : "bearer token"),
+                ])
         } else {
-            logger.info("/metrics is served on the service port to anyone who can reach it (no --admin-listen); set --admin-listen to move it to a private port")
+            logger.info(
+                "/metrics is served on the service port to anyone who can reach it (no --admin-listen); "
+                    + "set --admin-listen to move it to a private port")
         }
     }
 }

@@ -79,7 +79,9 @@ final class Daemon {
 
     static func verifierConfiguration(_ flags: ParsedFlags) throws -> ReceiptVerifier.Configuration {
         func url(_ name: String) throws -> URL {
-            guard let text = flags.string(name), let url = URL(string: text), url.scheme == "https" || url.scheme == "http" else {
+            guard let text = flags.string(name), let url = URL(string: text),
+                url.scheme == "https" || url.scheme == "http"
+            else {
                 throw FlagError("--\(name) must be an http(s) URL")
             }
             return url
@@ -129,16 +131,19 @@ final class Daemon {
         }
         var router = RPCRouter()
         health.register(into: &router)
-        let verifier = ReceiptVerifier(configuration: verifierConfiguration,
-                                       client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
-                                       now: WallClock.unixMilliseconds,
-                                       observe: { [serviceMetrics] environment, outcome, seconds in
-                                           serviceMetrics.appleCall(environment: environment, outcome: outcome, seconds: seconds)
-                                       })
-        let signedTransactions = SignedTransactionVerifier(verifier: jwsVerifier, bundleID: verifierConfiguration.bundleID)
-        let receipts = ReceiptSubmission(verifier: verifier, signedTransactions: signedTransactions,
-                                         repository: store, catalog: catalog,
-                                         verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds)
+        let verifier = ReceiptVerifier(
+            configuration: verifierConfiguration,
+            client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
+            now: WallClock.unixMilliseconds,
+            observe: { [serviceMetrics] environment, outcome, seconds in
+                serviceMetrics.appleCall(environment: environment, outcome: outcome, seconds: seconds)
+            })
+        let signedTransactions = SignedTransactionVerifier(
+            verifier: jwsVerifier, bundleID: verifierConfiguration.bundleID)
+        let receipts = ReceiptSubmission(
+            verifier: verifier, signedTransactions: signedTransactions,
+            repository: store, catalog: catalog,
+            verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds)
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds)
             .register(into: &router)
         for service in extraServices {
@@ -156,7 +161,8 @@ final class Daemon {
             http.add("GET", "/metrics", metricsHandler())
         }
         let ingestor = NotificationIngestor(
-            configuration: .init(sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
+            configuration: .init(
+                sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
             verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds)
         NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
             serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
@@ -169,7 +175,9 @@ final class Daemon {
                 rpcMetrics.record(method: call.method, code: call.code.rawValue, codeName: call.code.description,
                                   seconds: call.seconds)
                 if call.code == .internal || call.code == .unavailable || call.code == .dataLoss {
-                    var fields = [("request_id", call.requestID), ("method", call.method), ("code", call.code.description)]
+                    var fields = [
+                        ("request_id", call.requestID), ("method", call.method), ("code", call.code.description),
+                    ]
                     if let cause = call.cause { fields.append(("cause", "\(cause)")) }
                     logger.warning("rpc failed", fields)
                 } else if logger.minimumLevel <= .debug {
@@ -177,7 +185,9 @@ final class Daemon {
                                          ("code", call.code.description), ("seconds", String(call.seconds))])
                 }
             },
-            reportFailure: { method, error in logger.error("handler failed", [("method", method), ("error", "\(error)")]) })
+            reportFailure: { method, error in
+                logger.error("handler failed", [("method", method), ("error", "\(error)")])
+            })
 
         let server: HTTPServer
         do {
@@ -200,7 +210,9 @@ final class Daemon {
         metrics.registerGauge("entitlementd_open_connections", help: "client connections open now") {
             Double(server.openConnections)
         }
-        metrics.registerGauge("entitlementd_active_requests", help: "requests (HTTP/2 streams, HTTP/1.1 requests) in flight") {
+        metrics.registerGauge(
+            "entitlementd_active_requests", help: "requests (HTTP/2 streams, HTTP/1.1 requests) in flight"
+        ) {
             Double(server.activeRequests)
         }
         metrics.registerGauge("process_resident_memory_bytes", help: "resident set size") { residentMemoryBytes() }

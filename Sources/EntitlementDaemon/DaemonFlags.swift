@@ -11,31 +11,46 @@ enum DaemonFlags {
         summary: "App Store entitlement service: gRPC (h2c) and HTTP/1.1 on one plain-TCP port.",
         environmentPrefix: "ENTITLEMENTD",
         specs: [
-            FlagSpec("listen", value: "HOST:PORT", default: "127.0.0.1:50051",
-                     help: "address to serve gRPC, /healthz, /metrics and Apple's webhook on"),
-            FlagSpec("admin-listen", value: "HOST:PORT",
-                     help: "serve /metrics and admin operations here, not on --listen (default off); keep it private, e.g. 127.0.0.1:9090"),
-            FlagSpec("database", value: "PATH", default: "./entitlements.sqlite",
-                     help: "SQLite database file (created when missing)"),
-            FlagSpec("catalog", value: "PATH",
-                     help: "product catalog JSON (types, entitlement ids, non-renewing durations)"),
-            FlagSpec("transfer-policy", value: "POLICY", default: "transfer",
-                     help: "when another user submits an owned chain: transfer (move it) or reject"),
-            FlagSpec("apple-production-url", value: "URL", default: "https://buy.itunes.apple.com/verifyReceipt",
-                     help: "Apple's production verifyReceipt endpoint"),
-            FlagSpec("apple-sandbox-url", value: "URL", default: "https://sandbox.itunes.apple.com/verifyReceipt",
-                     help: "Apple's sandbox verifyReceipt endpoint (21007 fallback)"),
-            FlagSpec("apple-shared-secret", value: "SECRET",
-                     help: "App Store Connect shared secret sent to verifyReceipt (prefer the environment variable)"),
+            FlagSpec(
+                "listen", value: "HOST:PORT", default: "127.0.0.1:50051",
+                help: "address to serve gRPC, /healthz, /metrics and Apple's webhook on"),
+            FlagSpec(
+                "admin-listen", value: "HOST:PORT",
+                help: "serve /metrics and admin operations here, not on --listen (default off); "
+                    + "keep it private, e.g. 127.0.0.1:9090"),
+            FlagSpec(
+                "database", value: "PATH", default: "./entitlements.sqlite",
+                help: "SQLite database file (created when missing)"),
+            FlagSpec(
+                "catalog", value: "PATH",
+                help: "product catalog JSON (types, entitlement ids, non-renewing durations)"),
+            FlagSpec(
+                "transfer-policy", value: "POLICY", default: "transfer",
+                help: "when another user submits an owned chain: transfer (move it) or reject"),
+            FlagSpec(
+                "apple-production-url", value: "URL", default: "https://buy.itunes.apple.com/verifyReceipt",
+                help: "Apple's production verifyReceipt endpoint"),
+            FlagSpec(
+                "apple-sandbox-url", value: "URL", default: "https://sandbox.itunes.apple.com/verifyReceipt",
+                help: "Apple's sandbox verifyReceipt endpoint (21007 fallback)"),
+            FlagSpec(
+                "apple-shared-secret", value: "SECRET",
+                help: "App Store Connect shared secret sent to verifyReceipt (prefer the environment variable)"),
             FlagSpec("bundle-id", value: "ID", help: "accept only receipts and notifications for this app bundle"),
-            FlagSpec("apple-root-ca", value: "PATH",
-                     help: "PEM root certificate(s) trusted for Apple's signed data (default: the built-in Apple Root CA - G3)"),
-            FlagSpec("apple-max-concurrency", value: "N", default: "64",
-                     help: "verifyReceipt calls in flight at once; more callers queue fairly"),
-            FlagSpec("apple-max-attempts", value: "N", default: "4",
-                     help: "attempts per verification for retryable Apple failures"),
-            FlagSpec("verify-cache-ttl", value: "DURATION",
-                     help: "answer a receipt verified this recently from the store (default off)"),
+            FlagSpec(
+                "apple-root-ca", value: "PATH",
+                help:
+                    "PEM root certificate(s) trusted for Apple's signed data (default: the built-in Apple Root CA - G3)"
+            ),
+            FlagSpec(
+                "apple-max-concurrency", value: "N", default: "64",
+                help: "verifyReceipt calls in flight at once; more callers queue fairly"),
+            FlagSpec(
+                "apple-max-attempts", value: "N", default: "4",
+                help: "attempts per verification for retryable Apple failures"),
+            FlagSpec(
+                "verify-cache-ttl", value: "DURATION",
+                help: "answer a receipt verified this recently from the store (default off)"),
             FlagSpec("threads", value: "N", help: "event-loop threads (default: number of cores)"),
             FlagSpec("auth-tokens-file", value: "PATH",
                      help: "bearer tokens callers must present, one per line; SIGHUP reloads"),
@@ -73,8 +88,9 @@ enum DaemonFlags {
             host: host, port: port,
             threads: try flags.int("threads", range: 1...256) ?? cores,
             maxConnections: try flags.int("max-connections", range: 1...1_000_000)!,
-            http2: HTTP2Limits(maxConcurrentStreams: UInt32(try flags.int("max-concurrent-streams", range: 1...100_000)!),
-                               maxHeaderListSize: headerLimit, maxRequestBodySize: bodyLimit),
+            http2: HTTP2Limits(
+                maxConcurrentStreams: UInt32(try flags.int("max-concurrent-streams", range: 1...100_000)!),
+                maxHeaderListSize: headerLimit, maxRequestBodySize: bodyLimit),
             http1: HTTP1RequestParser.Limits(maxHeaderBytes: headerLimit, maxBodySize: bodyLimit),
             idleTimeout: try flags.duration("idle-timeout")!,
             headerReadTimeout: try flags.duration("header-read-timeout")!)

@@ -15,10 +15,12 @@ struct ServiceMetrics: Sendable {
     init(registry: MetricsRegistry) {
         self.registry = registry
         rpc = RPCMetrics(registry: registry)
-        batchSize = registry.histogram("entitlementd_store_batch_writes", help: "writes committed together per transaction (group commit)",
-                                       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
-        commitSeconds = registry.histogram("entitlementd_store_commit_duration_seconds",
-                                           help: "BEGIN..COMMIT of one batch, fsync included")
+        batchSize = registry.histogram(
+            "entitlementd_store_batch_writes", help: "writes committed together per transaction (group commit)",
+            buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+        commitSeconds = registry.histogram(
+            "entitlementd_store_commit_duration_seconds",
+            help: "BEGIN..COMMIT of one batch, fsync included")
     }
 
     func storeCommitted(batchSize size: Int, seconds: Double) {
@@ -27,10 +29,13 @@ struct ServiceMetrics: Sendable {
     }
 
     func appleCall(environment: Environment, outcome: ReceiptVerifier.AppleCallOutcome, seconds: Double) {
-        registry.increment("entitlementd_apple_requests_total", help: "verifyReceipt calls by environment and Apple status",
-                           labels: [("environment", environment.rawValue), ("status", ServiceMetrics.statusLabel(outcome))])
-        registry.histogram("entitlementd_apple_request_duration_seconds", help: "verifyReceipt call latency",
-                           labels: [("environment", environment.rawValue)]).observe(seconds)
+        registry.increment(
+            "entitlementd_apple_requests_total", help: "verifyReceipt calls by environment and Apple status",
+            labels: [("environment", environment.rawValue), ("status", ServiceMetrics.statusLabel(outcome))])
+        registry.histogram(
+            "entitlementd_apple_request_duration_seconds", help: "verifyReceipt call latency",
+            labels: [("environment", environment.rawValue)]
+        ).observe(seconds)
     }
 
     /// The `status` label of entitlementd_apple_requests_total: Apple's status number, or
@@ -45,7 +50,8 @@ struct ServiceMetrics: Sendable {
     }
 
     func notification(version: String, type: String, outcome: String) {
-        registry.increment("entitlementd_notifications_total", help: "App Store notifications by version, type and outcome",
-                           labels: [("version", version), ("type", type), ("outcome", outcome)])
+        registry.increment(
+            "entitlementd_notifications_total", help: "App Store notifications by version, type and outcome",
+            labels: [("version", version), ("type", type), ("outcome", outcome)])
     }
 }

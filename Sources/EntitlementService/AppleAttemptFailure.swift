@@ -31,7 +31,8 @@ public enum AppleAttemptFailure: Error, Sendable, CustomStringConvertible {
     func exhaustedMessage(attempts: Int) -> String {
         switch self {
         case .transport(let error):
-            return "Apple's verifyReceipt endpoint could not be reached after \(attempts) attempts (\(error.reason)); retry later"
+            return "Apple's verifyReceipt endpoint could not be reached after \(attempts) attempts "
+                + "(\(error.reason)); retry later"
         case .httpStatus, .unreadableBody:
             return "Apple's verifyReceipt endpoint failed \(attempts) attempts (last: \(reason)); retry later"
         }

@@ -5,9 +5,13 @@ import RPCCore
 
 /// ExplainEntitlement: CheckEntitlement's answer with the rule and transactions behind it.
 extension EntitlementRPCs {
-    func explainEntitlement(_ request: EntitlementV1.ExplainEntitlementRequest) throws -> EntitlementV1.ExplainEntitlementResponse {
+    func explainEntitlement(
+        _ request: EntitlementV1.ExplainEntitlementRequest
+    ) throws -> EntitlementV1.ExplainEntitlementResponse {
         guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
-        guard request.atMs >= 0 else { throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds") }
+        guard request.atMs >= 0 else {
+            throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds")
+        }
         // The same instant and facts CheckEntitlement uses, so the two answers agree.
         let at: EvaluationTime = request.atMs == 0 ? .now(now()) : .at(request.atMs)
         let facts = try withStoreErrors { try repository.facts(userID: request.userID) }

@@ -8,7 +8,8 @@ import ServiceRuntime
 ///
 /// CheckEntitlement, ExplainEntitlement and ListHistory read facts that the store keeps cached
 /// in memory (or reads on its read connections) and never wait for the writer, so they are
-/// registered inline: they answer on the connection's loop thread with no task hop. SubmitReceipt talks to Apple and writes, so it runs as a task.
+/// registered inline: they answer on the connection's loop thread with no task hop.
+/// SubmitReceipt talks to Apple and writes, so it runs as a task.
 public struct EntitlementRPCs: Sendable {
     public static let servicePrefix = "/entitlement.v1.EntitlementService/"
 
@@ -39,14 +40,20 @@ public struct EntitlementRPCs: Sendable {
             try self.explainEntitlement(request)
         }
         router.register(EntitlementRPCs.servicePrefix + "SubmitReceipt") {
-            (request: EntitlementV1.SubmitReceiptRequest, _: RPCContext) async throws -> EntitlementV1.SubmitReceiptResponse in
+            (
+                request: EntitlementV1.SubmitReceiptRequest, _: RPCContext
+            ) async throws -> EntitlementV1.SubmitReceiptResponse in
             try await self.receipts.submit(request)
         }
     }
 
-    func checkEntitlement(_ request: EntitlementV1.CheckEntitlementRequest) throws -> EntitlementV1.CheckEntitlementResponse {
+    func checkEntitlement(
+        _ request: EntitlementV1.CheckEntitlementRequest
+    ) throws -> EntitlementV1.CheckEntitlementResponse {
         guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
-        guard request.atMs >= 0 else { throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds") }
+        guard request.atMs >= 0 else {
+            throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds")
+        }
         // at_ms 0 is now: everything Apple told us counts, even a purchase dated ahead of our
         // clock; only an explicit instant ignores what was bought after it.
         let at: EvaluationTime = request.atMs == 0 ? .now(now()) : .at(request.atMs)

@@ -35,7 +35,9 @@ public struct ReceiptSubmission: Sendable {
         try await ServiceErrors.mapping { try await verifyAndStore(request) }
     }
 
-    func verifyAndStore(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse {
+    func verifyAndStore(
+        _ request: EntitlementV1.SubmitReceiptRequest
+    ) async throws -> EntitlementV1.SubmitReceiptResponse {
         guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
         let hasReceipt = !request.receiptData.isEmpty
         let hasSigned = !request.signedTransaction.isEmpty
@@ -44,7 +46,9 @@ public struct ReceiptSubmission: Sendable {
         }
         guard hasReceipt else { return try await submitSigned(request) }
         guard let receipt = ReceiptData.normalized(request.receiptData) else {
-            throw RPCError(.invalidArgument, "receipt_data is not standard base64 (the app's appStoreReceiptURL contents, base64-encoded)")
+            throw RPCError(
+                .invalidArgument,
+                "receipt_data is not standard base64 (the app's appStoreReceiptURL contents, base64-encoded)")
         }
         let receiptHash = SHA256.hexHash(receipt.utf8)
         var response = EntitlementV1.SubmitReceiptResponse()
@@ -69,7 +73,8 @@ public struct ReceiptSubmission: Sendable {
 
     /// StoreKit 2: the app's `Transaction.jwsRepresentation`, verified locally (no call to
     /// Apple) with the same chain and signature rules as V2 notifications.
-    func submitSigned(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse {
+    func submitSigned(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse
+    {
         let transaction = try signedTransactions.verify(request.signedTransaction)
         let write = FactsWrite(userID: request.userID, transactions: [transaction], source: .receipt,
                                sourceID: "jws:" + SHA256.hexHash(request.signedTransaction.utf8))

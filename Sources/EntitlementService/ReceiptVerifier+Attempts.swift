@@ -26,9 +26,10 @@ extension ReceiptVerifier {
             case .response(let response):
                 switch VerifyReceiptStatus.classify(status: response.status, isRetryable: response.isRetryable) {
                 case .ok:
-                    return VerifiedReceipt(environment: response.environment ?? environment, appleStatus: response.status,
-                                           transactions: response.transactions, renewalInfos: response.renewalInfos,
-                                           bundleID: response.bundleID)
+                    return VerifiedReceipt(
+                        environment: response.environment ?? environment, appleStatus: response.status,
+                        transactions: response.transactions, renewalInfos: response.renewalInfos,
+                        bundleID: response.bundleID)
                 case .retryAtSandbox, .retryAtProduction:
                     guard !switchedEnvironment else {
                         throw ReceiptVerificationError.environmentLoop(status: response.status)

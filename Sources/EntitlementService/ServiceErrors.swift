@@ -53,7 +53,8 @@ extension ReceiptVerificationError {
             return RPCError(.notFound, "Apple no longer knows the account of this receipt (status 21010): "
                             + "treat it as never purchased")
         case .otherBundle(let found, let expected):
-            return RPCError(.invalidArgument, "receipt is for bundle '\(found ?? "(none)")', not this service's '\(expected)'")
+            return RPCError(
+                .invalidArgument, "receipt is for bundle '\(found ?? "(none)")', not this service's '\(expected)'")
         }
     }
 }
@@ -67,7 +68,8 @@ extension SignedTransactionError {
         case .notATransaction(let reason):
             return RPCError(.invalidArgument, "signed_transaction is not a transaction: \(reason)")
         case .otherBundle(let found, let expected):
-            return RPCError(.invalidArgument, "signed_transaction is for bundle '\(found ?? "(none)")', not '\(expected)'")
+            return RPCError(
+                .invalidArgument, "signed_transaction is for bundle '\(found ?? "(none)")', not '\(expected)'")
         }
     }
 }

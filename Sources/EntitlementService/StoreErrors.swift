@@ -9,7 +9,8 @@ extension StoreError {
         case .ownershipConflict:
             return RPCError(.permissionDenied, message, cause: self)
         case .badPageToken:
-            return RPCError(.invalidArgument, "page_token is not one this server issued; start again without it", cause: self)
+            return RPCError(
+                .invalidArgument, "page_token is not one this server issued; start again without it", cause: self)
         case .invalidWrite:
             // The facts themselves cannot be stored (retrying the same request fails again): the
             // caller must not be told to retry. The message names what is wrong, never SQL.

@@ -15,7 +15,8 @@ enum ExplanationSentence {
         case .periodCovers:
             switch entitlement.productType {
             case .nonConsumable, .consumable:
-                return "\(state): non-consumable purchase \(id), bought at \(bought), never expires and was not refunded"
+                return
+                    "\(state): non-consumable purchase \(id), bought at \(bought), never expires and was not refunded"
             case .nonRenewing:
                 return "\(state): non-renewing purchase \(id), bought at \(bought), runs until \(expires)"
                     + " (\(nonRenewingEnd(explanation)))"

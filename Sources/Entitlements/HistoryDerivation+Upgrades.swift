@@ -36,7 +36,8 @@ extension HistoryDerivation {
     ///
     /// When no such plan is known (the upgrade is the first the service hears of the chain),
     /// it is recorded against the new plan ("product_change:to:<new transaction_id>"), and the
-    /// replaced plan's upgrade reported later joins it (``joiningNewPlanUpgrade(events:confirmation:of:chain:isRecorded:)``).
+    /// replaced plan's upgrade reported later joins it
+    /// (``joiningNewPlanUpgrade(events:confirmation:of:chain:isRecorded:)``).
     public static func upgrade(
         to newPlan: Transaction, chain: [Transaction], source: HistoryEvent.Source,
         notification: NotificationReport

@@ -72,7 +72,9 @@ public struct RequestLineRecognizer: Sendable {
             return accept(byte > 0x20 && byte != 0x7f)
         case .version:
             if partLength < Self.versionPrefix.count { return accept(byte == Self.versionPrefix[partLength]) }
-            if partLength == Self.versionPrefix.count { return accept(byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) }
+            if partLength == Self.versionPrefix.count {
+                return accept(byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            }
             if byte == .lf { return .http1 }
             return byte == .cr ? advance(to: .carriageReturn) : .notHTTP1
         case .carriageReturn:

@@ -90,7 +90,8 @@ public final class HTTP2ClientSession {
                               path: String, headers: HTTPHeaders,
                               body: [UInt8]) throws(HTTP2Error) -> Int32 {
         guard canSubmitRequests else {
-            throw HTTP2Error(code: -1, description: "the connection accepts no new requests (GOAWAY or stream IDs spent)")
+            throw HTTP2Error(
+                code: -1, description: "the connection accepts no new requests (GOAWAY or stream IDs spent)")
         }
         var fields = HTTPHeaders()
         fields.reserveCapacity(headers.count + 4)

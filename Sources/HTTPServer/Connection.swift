@@ -253,7 +253,8 @@ final class Connection {
         case .detecting(let detection):
             guard now - openedAt > configuration.headerReadTimeout else { break }
             if detection.isPartialHTTP1Request {
-                HTTP1ResponseSerializer.serialize(.text(408, "request not received in time\n"), keepAlive: false, into: &output)
+                HTTP1ResponseSerializer.serialize(
+                    .text(408, "request not received in time\n"), keepAlive: false, into: &output)
                 closeWhenFlushed = true
                 loop.markDirty(self)
             } else {
@@ -261,10 +262,13 @@ final class Connection {
             }
         case .http1(let exchange):
             if let started = exchange.requestStartedAt, now - started > configuration.headerReadTimeout {
-                HTTP1ResponseSerializer.serialize(.text(408, "request not received in time\n"), keepAlive: false, into: &output)
+                HTTP1ResponseSerializer.serialize(
+                    .text(408, "request not received in time\n"), keepAlive: false, into: &output)
                 closeWhenFlushed = true
                 loop.markDirty(self)
-            } else if !exchange.inFlight && !exchange.parser.isMidRequest && now - lastActivity > configuration.idleTimeout {
+            } else if !exchange.inFlight && !exchange.parser.isMidRequest
+                && now - lastActivity > configuration.idleTimeout
+            {
                 close()
             }
         case .http2(let session):

@@ -26,7 +26,8 @@ final class Certificate: @unchecked Sendable {
         let label = position.map { "the \($0) certificate" } ?? "a certificate"
         guard let parsed else {
             let reason = OpenSSLErrorQueue.drain()
-            throw JWSError(.malformedCertificate, "\(label) is not one DER X.509 certificate (\(reason))", certificate: position)
+            throw JWSError(
+                .malformedCertificate, "\(label) is not one DER X.509 certificate (\(reason))", certificate: position)
         }
         guard let notBefore = Self.unixMs(X509_get0_notBefore(parsed)),
               let notAfter = Self.unixMs(X509_get0_notAfter(parsed)) else {

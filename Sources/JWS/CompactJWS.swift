@@ -15,7 +15,9 @@ struct CompactJWS {
         let bytes = Array(compact.utf8)
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
         guard dots.count == 2 else {
-            throw JWSError(.malformed, "compact JWS needs exactly 3 dot-separated parts (header.payload.signature), found \(dots.count + 1)")
+            throw JWSError(
+                .malformed,
+                "compact JWS needs exactly 3 dot-separated parts (header.payload.signature), found \(dots.count + 1)")
         }
         header = try Self.decode(bytes[..<dots[0]], name: "header")
         payload = try Self.decode(bytes[(dots[0] + 1)..<dots[1]], name: "payload")

@@ -51,7 +51,8 @@ final class ECPrivateKey: @unchecked Sendable {
             return written == ES256.signatureLength ? out : nil
         }
         guard let raw else {
-            throw JWSError(.cryptoFailure, "cannot convert the DER ECDSA signature to r||s: \(OpenSSLErrorQueue.drain())")
+            throw JWSError(
+                .cryptoFailure, "cannot convert the DER ECDSA signature to r||s: \(OpenSSLErrorQueue.drain())")
         }
         return raw
     }

@@ -11,24 +11,32 @@ enum ES256 {
     /// Throws unless the certificate's key is an EC key on P-256 (prime256v1).
     static func checkKey(of certificate: Certificate) throws(JWSError) {
         guard let key = certificate.publicKey, EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else {
-            throw JWSError(.unsupportedKey, "the leaf certificate's key is not an EC key; ES256 needs P-256", certificate: .leaf)
+            throw JWSError(
+                .unsupportedKey, "the leaf certificate's key is not an EC key; ES256 needs P-256", certificate: .leaf)
         }
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
         guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else {
             _ = OpenSSLErrorQueue.drain()
-            throw JWSError(.unsupportedKey, "the leaf certificate's EC key has no named curve; ES256 needs P-256", certificate: .leaf)
+            throw JWSError(
+                .unsupportedKey, "the leaf certificate's EC key has no named curve; ES256 needs P-256",
+                certificate: .leaf)
         }
         let curve = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard curve == "prime256v1" else {
-            throw JWSError(.unsupportedKey, "the leaf certificate's key is on curve \(curve); ES256 needs P-256 (prime256v1)", certificate: .leaf)
+            throw JWSError(
+                .unsupportedKey, "the leaf certificate's key is on curve \(curve); ES256 needs P-256 (prime256v1)",
+                certificate: .leaf)
         }
     }
 
     /// Verifies a raw r||s signature over `message` with the certificate's (checked) key.
-    static func verify(signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate) throws(JWSError) {
+    static func verify(
+        signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate
+    ) throws(JWSError) {
         guard signature.count == signatureLength else {
-            throw JWSError(.badSignature, "the signature is \(signature.count) bytes; ES256 needs 64 (raw r||s, not DER)")
+            throw JWSError(
+                .badSignature, "the signature is \(signature.count) bytes; ES256 needs 64 (raw r||s, not DER)")
         }
         guard let key = certificate.publicKey else {
             throw JWSError(.unsupportedKey, "the leaf certificate has no usable public key", certificate: .leaf)
@@ -48,7 +56,9 @@ enum ES256 {
         }
         guard result == 1 else {
             _ = OpenSSLErrorQueue.drain()
-            throw JWSError(.badSignature, "the ES256 signature does not verify over header.payload with the leaf certificate's key")
+            throw JWSError(
+                .badSignature, "the ES256 signature does not verify over header.payload with the leaf certificate's key"
+            )
         }
     }
 

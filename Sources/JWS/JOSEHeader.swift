@@ -24,23 +24,29 @@ struct JOSEHeader {
             throw JWSError(.malformed, "the JWS header has no string \"alg\"")
         }
         guard algorithm == Self.requiredAlgorithm else {
-            throw JWSError(.unsupportedAlgorithm, "header alg is \(String(algorithm.prefix(32)).debugDescription); only ES256 is accepted")
+            throw JWSError(
+                .unsupportedAlgorithm,
+                "header alg is \(String(algorithm.prefix(32)).debugDescription); only ES256 is accepted")
         }
         // RFC 7515 4.1.11: a verifier must reject extensions it is told are critical.
         guard fields["crit"] == nil else {
-            throw JWSError(.malformed, "the JWS header lists critical extensions (crit), which this verifier does not implement")
+            throw JWSError(
+                .malformed, "the JWS header lists critical extensions (crit), which this verifier does not implement")
         }
         guard let x5c = fields["x5c"] as? [Any] else {
             throw JWSError(.malformed, "the JWS header has no \"x5c\" certificate array")
         }
         guard x5c.count == Self.requiredCertificateCount else {
-            throw JWSError(.wrongCertificateCount, "x5c holds \(x5c.count) certificate(s); exactly 3 (leaf, intermediate, root) are required")
+            throw JWSError(
+                .wrongCertificateCount,
+                "x5c holds \(x5c.count) certificate(s); exactly 3 (leaf, intermediate, root) are required")
         }
         var certificates: [[UInt8]] = []
         for (index, entry) in x5c.enumerated() {
             let position = JWSError.CertificatePosition(rawValue: index)
             guard let text = entry as? String, let der = Base64.decodeStandard(text) else {
-                throw JWSError(.malformedCertificate, "x5c[\(index)] is not a standard base64 string", certificate: position)
+                throw JWSError(
+                    .malformedCertificate, "x5c[\(index)] is not a standard base64 string", certificate: position)
             }
             certificates.append(der)
         }

@@ -49,7 +49,9 @@ public struct JWSVerifier: Sendable {
         let certificates = header.certificates
         guard let anchor = trustedRoots.anchor(matching: certificates[2]) else {
             let subject = (try? Certificate(der: certificates[2], position: .root).subject) ?? "unparsable"
-            throw JWSError(.untrustedRoot, "the x5c root (\(subject)) is not one of the \(trustedRoots.count) trusted root(s)", certificate: .root)
+            throw JWSError(
+                .untrustedRoot, "the x5c root (\(subject)) is not one of the \(trustedRoots.count) trusted root(s)",
+                certificate: .root)
         }
         let chain = try verifiedChain(leaf: certificates[0], intermediate: certificates[1], anchor: anchor, at: unixMs)
         try ES256.verify(signature: signature, over: jws.signingInput, by: chain.leaf)
@@ -68,7 +70,9 @@ public struct JWSVerifier: Sendable {
     }
 
     /// The cached chain when the same certificates verified before, else a full verification.
-    private func verifiedChain(leaf: [UInt8], intermediate: [UInt8], anchor: TrustAnchor, at unixMs: Int64) throws(JWSError) -> VerifiedChain {
+    private func verifiedChain(
+        leaf: [UInt8], intermediate: [UInt8], anchor: TrustAnchor, at unixMs: Int64
+    ) throws(JWSError) -> VerifiedChain {
         guard let cache else {
             return try VerifiedChain(leafDER: leaf, intermediateDER: intermediate, anchor: anchor, at: unixMs)
         }

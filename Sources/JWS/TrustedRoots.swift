@@ -29,7 +29,8 @@ public struct TrustedRoots: Sendable {
                 let reason = ERR_GET_REASON(ERR_peek_last_error())
                 let detail = OpenSSLErrorQueue.drain()
                 guard reason == PEM_R_NO_START_LINE else {
-                    throw JWSError(.invalidTrustedRoot, "trusted root PEM block \(ders.count + 1) does not parse: \(detail)")
+                    throw JWSError(
+                        .invalidTrustedRoot, "trusted root PEM block \(ders.count + 1) does not parse: \(detail)")
                 }
                 break
             }

@@ -25,10 +25,17 @@ struct VerifiedChain: Sendable {
         try checkValidity(at: unixMs)
         try verifyWithOpenSSL(at: unixMs)
         guard intermediate.hasExtension(oid: Self.intermediateExtensionOID) else {
-            throw JWSError(.missingCertificateExtension, "the intermediate certificate (\(intermediate.subject)) lacks extension OID \(Self.intermediateExtensionOID)", certificate: .intermediate)
+            throw JWSError(
+                .missingCertificateExtension,
+                "the intermediate certificate (\(intermediate.subject)) lacks extension OID "
+                    + "\(Self.intermediateExtensionOID)",
+                certificate: .intermediate)
         }
         guard leaf.hasExtension(oid: Self.leafExtensionOID) else {
-            throw JWSError(.missingCertificateExtension, "the leaf certificate (\(leaf.subject)) lacks extension OID \(Self.leafExtensionOID)", certificate: .leaf)
+            throw JWSError(
+                .missingCertificateExtension,
+                "the leaf certificate (\(leaf.subject)) lacks extension OID \(Self.leafExtensionOID)",
+                certificate: .leaf)
         }
         try ES256.checkKey(of: leaf)
     }
@@ -43,9 +50,17 @@ struct VerifiedChain: Sendable {
             case .valid:
                 continue
             case .expired:
-                throw JWSError(.certificateExpired, "the \(position) certificate (\(certificate.subject)) expired at \(Self.format(window.notAfterMs)), before the verification time \(Self.format(unixMs))", certificate: position)
+                throw JWSError(
+                    .certificateExpired,
+                    "the \(position) certificate (\(certificate.subject)) expired at "
+                        + "\(Self.format(window.notAfterMs)), before the verification time \(Self.format(unixMs))",
+                    certificate: position)
             case .notYetValid:
-                throw JWSError(.certificateNotYetValid, "the \(position) certificate (\(certificate.subject)) is valid only from \(Self.format(window.notBeforeMs)), after the verification time \(Self.format(unixMs))", certificate: position)
+                throw JWSError(
+                    .certificateNotYetValid,
+                    "the \(position) certificate (\(certificate.subject)) is valid only from "
+                        + "\(Self.format(window.notBeforeMs)), after the verification time \(Self.format(unixMs))",
+                    certificate: position)
             }
         }
     }
@@ -80,11 +95,15 @@ struct VerifiedChain: Sendable {
             let which = position.map { "the \($0) certificate" } ?? "certificate at depth \(depth)"
             switch error {
             case X509_V_ERR_CERT_HAS_EXPIRED:
-                throw JWSError(.certificateExpired, "\(which) is expired at \(Self.format(unixMs))", certificate: position)
+                throw JWSError(
+                    .certificateExpired, "\(which) is expired at \(Self.format(unixMs))", certificate: position)
             case X509_V_ERR_CERT_NOT_YET_VALID:
-                throw JWSError(.certificateNotYetValid, "\(which) is not yet valid at \(Self.format(unixMs))", certificate: position)
+                throw JWSError(
+                    .certificateNotYetValid, "\(which) is not yet valid at \(Self.format(unixMs))",
+                    certificate: position)
             default:
-                throw JWSError(.badCertificateChain, "chain verification failed at \(which): \(reason)", certificate: position)
+                throw JWSError(
+                    .badCertificateChain, "chain verification failed at \(which): \(reason)", certificate: position)
             }
         }
         // OpenSSL builds the shortest chain it can; insist on exactly the shape x5c claimed, so

@@ -38,8 +38,8 @@ final class ClientSocket {
         var candidate = result
         while let info = candidate {
             candidate = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family,
-                            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+            let fd = socket(info.pointee.ai_family, type, 0)
             guard fd >= 0 else { lastError = errno; continue }
             let socket = ClientSocket(fd: fd)
             if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
@@ -87,7 +87,8 @@ final class ClientSocket {
             if n >= 0 { return n }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
-            throw RPCClientError(.transport, .unavailable, "connection lost while sending: \(String(cString: strerror(errno)))")
+            throw RPCClientError(
+                .transport, .unavailable, "connection lost while sending: \(String(cString: strerror(errno)))")
         }
     }
 
@@ -98,7 +99,8 @@ final class ClientSocket {
             if n >= 0 { return n }
             if errno == EINTR { continue }
             if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
-            throw RPCClientError(.transport, .unavailable, "connection lost while reading: \(String(cString: strerror(errno)))")
+            throw RPCClientError(
+                .transport, .unavailable, "connection lost while reading: \(String(cString: strerror(errno)))")
         }
     }
 

@@ -126,7 +126,8 @@ public final class GRPCClient {
             self.connection = nil
         }
         let connectDeadline = min(deadline ?? .now + configuration.connectTimeout, .now + configuration.connectTimeout)
-        let fresh = try ClientConnection(address: address, configuration: configuration.http2, deadline: connectDeadline)
+        let fresh = try ClientConnection(
+            address: address, configuration: configuration.http2, deadline: connectDeadline)
         connectionsOpened += 1
         connection = fresh
         return fresh
@@ -140,8 +141,10 @@ public final class GRPCClient {
         for field in metadata {
             let name = field.name.lowercased()
             guard !name.isEmpty, !name.hasPrefix(":"), !name.hasPrefix("grpc-"),
-                  !GRPCClient.reservedMetadata.contains(name) else {
-                throw RPCClientError(.invalidCall, .invalidArgument, "metadata '\(field.name)' is reserved for the protocol")
+                !GRPCClient.reservedMetadata.contains(name)
+            else {
+                throw RPCClientError(
+                    .invalidCall, .invalidArgument, "metadata '\(field.name)' is reserved for the protocol")
             }
             headers.add(name: name, value: field.value)
         }

@@ -73,8 +73,10 @@ struct UnaryCallState {
         do {
             try deframer.append(bytes[...]) { messages.append(Array($0.bytes)) }
         } catch .tooLarge(let length, let limit) {
-            return .failure(RPCClientError(.transport, .resourceExhausted,
-                                           "response message of \(length) bytes exceeds this client's limit of \(limit) bytes"))
+            return .failure(
+                RPCClientError(
+                    .transport, .resourceExhausted,
+                    "response message of \(length) bytes exceeds this client's limit of \(limit) bytes"))
         } catch {
             return .failure(RPCClientError(.transport, .internal, "malformed gRPC response framing (\(error))"))
         }

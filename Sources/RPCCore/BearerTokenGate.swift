@@ -18,7 +18,8 @@ public struct BearerTokenGate: HTTPService {
 
     public func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
         if let authenticator, !authenticator.accepts(authorization: request.headers["authorization"]) {
-            var response = HTTPResponse.text(401, "missing or invalid bearer token: send 'Authorization: Bearer <token>'\n")
+            var response = HTTPResponse.text(
+                401, "missing or invalid bearer token: send 'Authorization: Bearer <token>'\n")
             response.headers.add(name: "www-authenticate", value: "Bearer")
             writer.respond(response)
             return

@@ -105,13 +105,16 @@ public struct GRPCHandler: HTTPService {
             deadline = start.advanced(by: .nanoseconds(nanoseconds))
         }
         if request.bodyLimitExceeded {
-            throw RPCError(.resourceExhausted, "request message larger than the server's limit of \(configuration.maxReceiveMessageSize) bytes")
+            throw RPCError(
+                .resourceExhausted,
+                "request message larger than the server's limit of \(configuration.maxReceiveMessageSize) bytes")
         }
         let messages: [GRPCFraming.Message]
         do {
             messages = try GRPCFraming.messages(in: request.body[...], limit: configuration.maxReceiveMessageSize)
         } catch .tooLarge(let length, let limit) {
-            throw RPCError(.resourceExhausted, "request message of \(length) bytes exceeds the server's limit of \(limit) bytes")
+            throw RPCError(
+                .resourceExhausted, "request message of \(length) bytes exceeds the server's limit of \(limit) bytes")
         } catch {
             throw RPCError(.internal, "malformed gRPC message framing (\(error))")
         }
@@ -120,7 +123,10 @@ public struct GRPCHandler: HTTPService {
         }
         if messages[0].compressed {
             let encoding = request.headers["grpc-encoding"] ?? "identity"
-            throw RPCError(.unimplemented, "message compression '\(encoding)' is not supported; send uncompressed (grpc-accept-encoding: identity)")
+            throw RPCError(
+                .unimplemented,
+                "message compression '\(encoding)' is not supported; send uncompressed (grpc-accept-encoding: identity)"
+            )
         }
         if let deadline, deadline <= ContinuousClock.now {
             throw RPCError(.deadlineExceeded, "deadline expired before the call started")
@@ -151,7 +157,9 @@ public struct GRPCHandler: HTTPService {
                     }
                     if let deadline = context.deadline {
                         group.addTask {
-                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return nil }
+                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else {
+                                return nil
+                            }
                             return .failure(RPCError(.deadlineExceeded, "deadline exceeded"))
                         }
                     }

@@ -40,7 +40,8 @@ public struct ParsedFlags: Sendable {
     public func int(_ name: String, range: ClosedRange<Int> = 0...Int.max) throws(FlagError) -> Int? {
         guard let text = values[name] else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw FlagError("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
+            throw FlagError(
+                "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
         }
         return value
     }
@@ -131,7 +132,9 @@ public struct FlagParser: Sendable {
             } else if spec.isSwitch {
                 values[name] = "true"
             } else {
-                guard i < arguments.count else { throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)") }
+                guard i < arguments.count else {
+                    throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)")
+                }
                 if refusesEmptyValues && arguments[i].isEmpty {
                     throw FlagError("--\(name) is given an empty value: give it a value, or leave the flag out")
                 }
@@ -155,7 +158,11 @@ public struct FlagParser: Sendable {
     }
 
     public var usage: String {
-        var lines = ["usage: \(program) [flags]", "", summary, "", "flags (each also read from \(environmentPrefix)_<FLAG>, e.g. \(specs.first.map { $0.environmentName(prefix: environmentPrefix) } ?? "")):"]
+        let example = specs.first.map { $0.environmentName(prefix: environmentPrefix) } ?? ""
+        var lines = [
+            "usage: \(program) [flags]", "", summary, "",
+            "flags (each also read from \(environmentPrefix)_<FLAG>, e.g. \(example)):",
+        ]
         for spec in specs {
             let left = spec.isSwitch ? "  --\(spec.name)" : "  --\(spec.name) \(spec.valueName)"
             var text = left.padding(toLength: max(left.count + 2, 34), withPad: " ", startingAt: 0) + spec.help

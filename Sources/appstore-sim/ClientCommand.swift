@@ -100,11 +100,19 @@ enum ClientCommand {
             return one("by")
         case "auto-renew":
             guard positional.count == 2, ["on", "off"].contains(positional[1]) else { return nil }
-            return ("POST", "/control/auto-renew", ["original_transaction_id": positional[0], "enabled": positional[1] == "on"])
+            return (
+                "POST", "/control/auto-renew",
+                ["original_transaction_id": positional[0], "enabled": positional[1] == "on"]
+            )
         case "change-product":
             guard positional.count == 2 else { return nil }
-            return ("POST", "/control/change-product", ["original_transaction_id": positional[0], "product_id": positional[1],
-                                                        "downgrade": options["downgrade"] != nil])
+            return (
+                "POST", "/control/change-product",
+                [
+                    "original_transaction_id": positional[0], "product_id": positional[1],
+                    "downgrade": options["downgrade"] != nil,
+                ]
+            )
         case "clock", "deliveries":
             return positional.isEmpty ? ("GET", "/control/\(command)", [:]) : nil
         default:

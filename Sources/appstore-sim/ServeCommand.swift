@@ -11,14 +11,28 @@ enum ServeCommand {
         summary: "A local stand-in for the App Store: verifyReceipt, a control API, and signed webhooks.",
         environmentPrefix: "APPSTORE_SIM",
         specs: [
-            FlagSpec("listen", value: "HOST:PORT", default: "127.0.0.1:8090", help: "address to serve on (port 0 picks one)"),
-            FlagSpec("shared-secret", value: "SECRET", help: "the app's shared secret: verifyReceipt password (21004) and V1 password"),
-            FlagSpec("bundle-id", value: "ID", default: "com.example.app", help: "the app's bundle id in receipts and notifications"),
+            FlagSpec(
+                "listen", value: "HOST:PORT", default: "127.0.0.1:8090",
+                help: "address to serve on (port 0 picks one)"),
+            FlagSpec(
+                "shared-secret", value: "SECRET",
+                help: "the app's shared secret: verifyReceipt password (21004) and V1 password"),
+            FlagSpec(
+                "bundle-id", value: "ID", default: "com.example.app",
+                help: "the app's bundle id in receipts and notifications"),
             FlagSpec("webhook-url", value: "URL", help: "where to POST server notifications (none: not sent)"),
-            FlagSpec("notifications", value: "VERSION", default: "v2", help: "v1 (JSON with password) or v2 (signedPayload)"),
-            FlagSpec("root-ca-out", value: "PATH", help: "write the generated root certificate (PEM) here, for --apple-root-ca"),
-            FlagSpec("delivery", value: "ORDER", default: "in-order", help: "in-order or shuffled (random delays up to 2 s)"),
-            FlagSpec("duplicate-rate", value: "P", default: "0", help: "probability 0..1 that a notification is delivered twice"),
+            FlagSpec(
+                "notifications", value: "VERSION", default: "v2",
+                help: "v1 (JSON with password) or v2 (signedPayload)"),
+            FlagSpec(
+                "root-ca-out", value: "PATH",
+                help: "write the generated root certificate (PEM) here, for --apple-root-ca"),
+            FlagSpec(
+                "delivery", value: "ORDER", default: "in-order",
+                help: "in-order or shuffled (random delays up to 2 s)"),
+            FlagSpec(
+                "duplicate-rate", value: "P", default: "0",
+                help: "probability 0..1 that a notification is delivered twice"),
             FlagSpec("seed", value: "N", help: "seed for shuffling and duplicates (default: random)"),
             FlagSpec("period-scale", value: "X", default: "1",
                      help: "multiply named periods and durations (30d, --grace 16d) by this, e.g. 0.0001 for demos"),

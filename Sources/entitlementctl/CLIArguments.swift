@@ -14,17 +14,25 @@ struct CLIArguments {
 
     static let globalFlags: [FlagSpec] = [
         FlagSpec("server", value: "HOST:PORT", default: "127.0.0.1:50051", help: "the entitlementd to ask"),
-        FlagSpec("token", value: "TOKEN", help: "sent as 'authorization: Bearer TOKEN' (servers run with --auth-tokens-file)"),
-        FlagSpec("json", isSwitch: true, help: "print one JSON object (the proto's JSON field names) instead of a table"),
-        FlagSpec("timeout", value: "DURATION", default: "30s", help: "give up on each call after this long (500ms, 30s, 5m)"),
+        FlagSpec(
+            "token", value: "TOKEN", help: "sent as 'authorization: Bearer TOKEN' (servers run with --auth-tokens-file)"
+        ),
+        FlagSpec(
+            "json", isSwitch: true, help: "print one JSON object (the proto's JSON field names) instead of a table"),
+        FlagSpec(
+            "timeout", value: "DURATION", default: "30s",
+            help: "give up on each call after this long (500ms, 30s, 5m)"),
     ]
 
     static func flags(for command: Command) -> [FlagSpec] {
         switch command {
         case .check:
-            [FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
-             FlagSpec("entitlement", value: "ENTITLEMENT_ID", help: "only products that unlock this entitlement"),
-             FlagSpec("at", value: "TIME", help: "evaluate at this instant: ISO 8601 (2026-04-01T00:00:00Z) or Unix ms")]
+            [
+                FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
+                FlagSpec("entitlement", value: "ENTITLEMENT_ID", help: "only products that unlock this entitlement"),
+                FlagSpec(
+                    "at", value: "TIME", help: "evaluate at this instant: ISO 8601 (2026-04-01T00:00:00Z) or Unix ms"),
+            ]
         case .explain:
             [FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
              FlagSpec("entitlement", value: "ENTITLEMENT_ID", help: "only products that unlock this entitlement"),
@@ -71,7 +79,8 @@ struct CLIArguments {
             if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
                 if command == nil {
                     guard let known = Command(rawValue: argument) else {
-                        throw FlagError("unknown command '\(argument)' (commands: \(Command.allCases.map(\.rawValue).joined(separator: ", ")))")
+                        let commands = Command.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw FlagError("unknown command '\(argument)' (commands: \(commands))")
                     }
                     command = known
                 } else {
@@ -93,7 +102,9 @@ struct CLIArguments {
             }
             var tokens = [argument]
             if !spec.isSwitch && !argument.contains("=") {
-                guard i < arguments.count else { throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)") }
+                guard i < arguments.count else {
+                    throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)")
+                }
                 tokens.append(arguments[i])
                 i += 1
             }
@@ -109,9 +120,11 @@ struct CLIArguments {
             let expected = CLIArguments.positionals(for: command)
             guard positionals.count == expected.count else {
                 let missing = positionals.count < expected.count
-                throw FlagError(missing
-                    ? "'\(command.rawValue)' needs \(expected.joined(separator: " ")) (see entitlementctl \(command.rawValue) --help)"
-                    : "unexpected argument '\(positionals[expected.count])' for '\(command.rawValue)'")
+                throw FlagError(
+                    missing
+                        ? "'\(command.rawValue)' needs \(expected.joined(separator: " ")) "
+                            + "(see entitlementctl \(command.rawValue) --help)"
+                        : "unexpected argument '\(positionals[expected.count])' for '\(command.rawValue)'")
             }
         }
         return parsed

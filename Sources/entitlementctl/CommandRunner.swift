@@ -110,7 +110,8 @@ struct CommandRunner {
             while !combined.nextPageToken.isEmpty {
                 // A server handing back a token it already gave would loop forever.
                 guard seen.insert(combined.nextPageToken).inserted else {
-                    throw RPCClientError(.transport, .internal, "the server repeated page token '\(combined.nextPageToken)'")
+                    throw RPCClientError(
+                        .transport, .internal, "the server repeated page token '\(combined.nextPageToken)'")
                 }
                 request.pageToken = combined.nextPageToken
                 let page: EntitlementV1.ListHistoryResponse = try client.unary(

@@ -94,9 +94,11 @@ enum ProtoJSON {
     }
 
     static func submit(_ r: EntitlementV1.SubmitReceiptResponse) -> JSONValue {
-        .object([("environment", .enumeration(r.environment)),
-                 ("entitlements", .array(r.entitlements.map(entitlement))),
-                 ("newTransactions", .number(Int64(r.newTransactions))), ("appleStatus", .number(Int64(r.appleStatus)))])
+        .object([
+            ("environment", .enumeration(r.environment)),
+            ("entitlements", .array(r.entitlements.map(entitlement))),
+            ("newTransactions", .number(Int64(r.newTransactions))), ("appleStatus", .number(Int64(r.appleStatus))),
+        ])
     }
 
     static func event(_ e: EntitlementV1.HistoryEvent) -> JSONValue {

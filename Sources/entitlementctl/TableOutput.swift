@@ -36,7 +36,8 @@ enum TableOutput {
     static func submit(_ response: EntitlementV1.SubmitReceiptResponse) -> String {
         let count = response.newTransactions
         let summary = "recorded \(count) new transaction\(count == 1 ? "" : "s")"
-            + " (environment \(name(response.environment, prefix: "ENVIRONMENT_")), Apple status \(response.appleStatus))"
+            + " (environment \(name(response.environment, prefix: "ENVIRONMENT_")),"
+            + " Apple status \(response.appleStatus))"
         return [summary, entitlements(response.entitlements)].joined(separator: "\n")
     }
 

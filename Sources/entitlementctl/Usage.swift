@@ -26,13 +26,16 @@ enum Usage {
         }
         lines += ["", "global flags (each also read from ENTITLEMENTCTL_<FLAG>, e.g. ENTITLEMENTCTL_SERVER):"]
         lines += CLIArguments.globalFlags.map(line)
-        lines += ["  --help" .padding(toLength: 34, withPad: " ", startingAt: 0) + "this text; COMMAND --help for one command",
-                  "", exitCodes]
+        lines += [
+            "  --help".padding(toLength: 34, withPad: " ", startingAt: 0) + "this text; COMMAND --help for one command",
+            "", exitCodes,
+        ]
         return lines.joined(separator: "\n")
     }
 
     static func page(for command: CLIArguments.Command) -> String {
-        let synopsis = (["entitlementctl", command.rawValue] + CLIArguments.positionals(for: command)).joined(separator: " ")
+        let synopsis = (["entitlementctl", command.rawValue] + CLIArguments.positionals(for: command)).joined(
+            separator: " ")
         var lines = ["usage: \(synopsis) [flags]", "", summary(of: command) + "."]
         if command == .submit {
             lines += ["RECEIPT_FILE holds base64 receipt data ('-' reads stdin); a JWS (three base64url",

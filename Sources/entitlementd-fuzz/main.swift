@@ -21,7 +21,8 @@ func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 
 let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? ""
 guard let target = FuzzTargets.all[name] else {
-    FileHandle.standardError.write(Data("set FUZZ_TARGET to one of: \(FuzzTargets.all.keys.sorted().joined(separator: ", "))\n".utf8))
+    FileHandle.standardError.write(
+        Data("set FUZZ_TARGET to one of: \(FuzzTargets.all.keys.sorted().joined(separator: ", "))\n".utf8))
     exit(2)
 }
 selectedTarget = target
@@ -34,7 +35,8 @@ exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
 #else
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let target = FuzzTargets.all[name] else {
-    print("usage: entitlementd-fuzz TARGET FILE...  (targets: \(FuzzTargets.all.keys.sorted().joined(separator: ", ")))")
+    print(
+        "usage: entitlementd-fuzz TARGET FILE...  (targets: \(FuzzTargets.all.keys.sorted().joined(separator: ", ")))")
     exit(2)
 }
 for path in arguments.dropFirst() {

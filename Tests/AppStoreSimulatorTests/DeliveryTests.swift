@@ -27,7 +27,8 @@ final class DeliveryTests: XCTestCase {
 
     func testShuffledIsAPermutationSortedByDelay() {
         var generator = SeededGenerator(seed: 4)
-        let plan = DeliveryPlanner(order: .shuffled, duplicateRate: 0.5, maxDelayMs: 1000).plan(count: 30, using: &generator)
+        let plan = DeliveryPlanner(order: .shuffled, duplicateRate: 0.5, maxDelayMs: 1000).plan(
+            count: 30, using: &generator)
         XCTAssertEqual(Set(plan.map(\.index)), Set(0..<30), "every notification is delivered")
         XCTAssertEqual(plan.filter { !$0.isDuplicate }.count, 30, "each exactly once as an original")
         XCTAssertNotEqual(plan.filter { !$0.isDuplicate }.map(\.index), Array(0..<30), "out of order")
@@ -46,7 +47,8 @@ final class DeliveryTests: XCTestCase {
 
     func testInOrderSenderPostsBatchesInSubmissionOrder() async throws {
         let poster = RecordingPoster()
-        let delivery = WebhookDelivery(poster: poster, planner: DeliveryPlanner(order: .inOrder, duplicateRate: 0), seed: 7)
+        let delivery = WebhookDelivery(
+            poster: poster, planner: DeliveryPlanner(order: .inOrder, duplicateRate: 0), seed: 7)
         for index in 0..<50 {
             delivery.submit([.init(label: "n", notificationUUID: "\(index)", body: Array("\(index)".utf8))])
         }

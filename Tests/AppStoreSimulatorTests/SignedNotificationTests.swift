@@ -16,9 +16,11 @@ final class SignedNotificationTests: XCTestCase {
     }
 
     private func composer(_ version: NotificationComposer.Version) throws -> (NotificationComposer, JWSVerifier) {
-        let authority = try SigningAuthority(notBeforeMs: F.start - 5 * 365 * F.day, notAfterMs: F.start + 25 * 365 * F.day)
-        let composer = NotificationComposer(version: version, bundleID: "com.example.app", bundleVersion: "1",
-                                            sharedSecret: F.secret, signer: authority.signer)
+        let authority = try SigningAuthority(
+            notBeforeMs: F.start - 5 * 365 * F.day, notAfterMs: F.start + 25 * 365 * F.day)
+        let composer = NotificationComposer(
+            version: version, bundleID: "com.example.app", bundleVersion: "1",
+            sharedSecret: F.secret, signer: authority.signer)
         return (composer, JWSVerifier(trustedRoots: try TrustedRoots(pem: authority.rootPEM)))
     }
 
@@ -33,7 +35,8 @@ final class SignedNotificationTests: XCTestCase {
         let outer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body)) as? [String: String])
         let signedPayload = try XCTUnwrap(outer["signedPayload"])
 
-        let payload = try NotificationV2Payload.parse(try verifier.verify(signedPayload, at: event.signedDateMs).payload)
+        let payload = try NotificationV2Payload.parse(
+            try verifier.verify(signedPayload, at: event.signedDateMs).payload)
         XCTAssertEqual(payload.notificationType, "DID_RENEW")
         XCTAssertEqual(payload.notificationUUID, event.notificationUUID)
         XCTAssertEqual(payload.signedDateMs, F.start + 12 * F.month)
@@ -42,12 +45,14 @@ final class SignedNotificationTests: XCTestCase {
         XCTAssertEqual(data.status, 1)
 
         let signedTransaction = try XCTUnwrap(data.signedTransactionInfo)
-        let transaction = try JWSTransactionPayload.parse(try verifier.verify(signedTransaction, at: payload.signedDateMs).payload)
+        let transaction = try JWSTransactionPayload.parse(
+            try verifier.verify(signedTransaction, at: payload.signedDateMs).payload)
         XCTAssertEqual(transaction.originalTransactionID, first.transactionID)
         XCTAssertEqual(transaction.transaction, event.transaction)
         XCTAssertEqual(transaction.transactionReason, "RENEWAL")
         let signedRenewal = try XCTUnwrap(data.signedRenewalInfo)
-        let renewal = try JWSRenewalInfoPayload.parse(try verifier.verify(signedRenewal, at: payload.signedDateMs).payload)
+        let renewal = try JWSRenewalInfoPayload.parse(
+            try verifier.verify(signedRenewal, at: payload.signedDateMs).payload)
         XCTAssertEqual(renewal.renewalInfo, event.renewalInfo)
         XCTAssertEqual(renewal.productID, "pro.monthly")
     }
@@ -58,7 +63,9 @@ final class SignedNotificationTests: XCTestCase {
         let verifier = JWSVerifier(trustedRoots: try TrustedRoots(pem: pem))
         let router = simulator.router()
         let writer = RecordingWriter()
-        router.handle(HTTPRequestFactory.post("/control/purchase", ["product_id": "pro.monthly", "period": "7d", "trial": true]), writer: writer)
+        router.handle(
+            HTTPRequestFactory.post("/control/purchase", ["product_id": "pro.monthly", "period": "7d", "trial": true]),
+            writer: writer)
         let answer = try XCTUnwrap(writer.json)
         XCTAssertEqual(writer.status, 200)
         let signed = try XCTUnwrap(answer["signed_transaction"] as? String)
@@ -91,7 +98,8 @@ final class SignedNotificationTests: XCTestCase {
         var fixture = F()
         let (first, _) = try fixture.subscribe()
         _ = try fixture.simulation.refund(transactionID: first.transactionID)
-        let reversal = try XCTUnwrap(try fixture.simulation.reverseRefund(transactionID: first.transactionID).events.first)
+        let reversal = try XCTUnwrap(
+            try fixture.simulation.reverseRefund(transactionID: first.transactionID).events.first)
         XCTAssertNil(try composer(.v1).0.body(for: reversal))
         XCTAssertNotNil(try composer(.v2).0.body(for: reversal))
     }
@@ -99,11 +107,14 @@ final class SignedNotificationTests: XCTestCase {
     func testVerifyReceiptOverTheRouter() throws {
         let router = try simulator(.v2).router()
         let purchase = RecordingWriter()
-        router.handle(HTTPRequestFactory.post("/control/purchase", ["product_id": "pro.monthly", "environment": "sandbox"]), writer: purchase)
+        router.handle(
+            HTTPRequestFactory.post("/control/purchase", ["product_id": "pro.monthly", "environment": "sandbox"]),
+            writer: purchase)
         let receipt = try XCTUnwrap(purchase.json?["receipt_data"] as? String)
         for (path, expected) in [("/production/verifyReceipt", 21007), ("/sandbox/verifyReceipt", 0)] {
             let writer = RecordingWriter()
-            router.handle(HTTPRequestFactory.post(path, ["receipt-data": receipt, "password": F.secret]), writer: writer)
+            router.handle(
+                HTTPRequestFactory.post(path, ["receipt-data": receipt, "password": F.secret]), writer: writer)
             XCTAssertEqual(writer.json?["status"] as? Int, expected, path)
         }
         let missing = RecordingWriter()

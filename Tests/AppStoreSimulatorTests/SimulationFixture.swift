@@ -26,18 +26,24 @@ struct SimulationFixture {
     }
 
     /// verifyReceipt's raw JSON object.
-    func verifyJSON(_ receipt: String, endpoint: Environment = .production, password: String? = secret) throws -> [String: Any] {
+    func verifyJSON(
+        _ receipt: String, endpoint: Environment = .production, password: String? = secret
+    ) throws -> [String: Any] {
         var request: [String: Any] = ["receipt-data": receipt]
         request["password"] = password
-        let body = simulation.verifyReceipt(body: Array(try JSONSerialization.data(withJSONObject: request)), endpoint: endpoint)
+        let body = simulation.verifyReceipt(
+            body: Array(try JSONSerialization.data(withJSONObject: request)), endpoint: endpoint)
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
     }
 
     /// verifyReceipt read with the service's own decoder.
-    func verify(_ receipt: String, endpoint: Environment = .production, password: String? = secret) throws -> VerifyReceiptResponse {
+    func verify(
+        _ receipt: String, endpoint: Environment = .production, password: String? = secret
+    ) throws -> VerifyReceiptResponse {
         var request: [String: Any] = ["receipt-data": receipt]
         request["password"] = password
-        let body = simulation.verifyReceipt(body: Array(try JSONSerialization.data(withJSONObject: request)), endpoint: endpoint)
+        let body = simulation.verifyReceipt(
+            body: Array(try JSONSerialization.data(withJSONObject: request)), endpoint: endpoint)
         return try VerifyReceiptResponse.parse(body, observedAtMs: simulation.nowMs)
     }
 

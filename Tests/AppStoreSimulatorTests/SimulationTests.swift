@@ -112,14 +112,16 @@ final class SimulationTests: XCTestCase {
     func testUpgradeIsImmediateAndDowngradeWaitsForRenewal() throws {
         var fixture = F()
         let (first, receipt) = try fixture.subscribe("pro.monthly")
-        let up = try fixture.simulation.changeProduct(originalTransactionID: first.transactionID, to: "max.monthly", downgrade: false)
+        let up = try fixture.simulation.changeProduct(
+            originalTransactionID: first.transactionID, to: "max.monthly", downgrade: false)
         XCTAssertEqual(kinds(up.events), ["DID_CHANGE_RENEWAL_PREF/UPGRADE"])
         XCTAssertEqual(up.events.first?.v1NotificationType, "INTERACTIVE_RENEWAL")
         let transactions = try fixture.verify(receipt).transactions
         XCTAssertEqual(transactions.first { $0.transactionID == first.transactionID }?.isUpgraded, true)
         XCTAssertEqual(up.transaction?.productID, "max.monthly")
 
-        let down = try fixture.simulation.changeProduct(originalTransactionID: first.transactionID, to: "pro.monthly", downgrade: true)
+        let down = try fixture.simulation.changeProduct(
+            originalTransactionID: first.transactionID, to: "pro.monthly", downgrade: true)
         XCTAssertEqual(kinds(down.events), ["DID_CHANGE_RENEWAL_PREF/DOWNGRADE"])
         XCTAssertEqual(try fixture.verify(receipt).renewalInfos.first?.autoRenewProductID, "pro.monthly")
         let renewed = try fixture.simulation.renew(originalTransactionID: first.transactionID)
@@ -135,7 +137,8 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(refund.events.first?.status, 5)
         XCTAssertEqual(refund.events.first?.cancellationDateMs, F.start)
         XCTAssertEqual(try fixture.verify(receipt).transactions.first?.cancellationDateMs, F.start)
-        XCTAssertEqual(kinds(try fixture.simulation.advance(byMs: 2 * F.month).events), [], "a revoked chain does not renew")
+        XCTAssertEqual(
+            kinds(try fixture.simulation.advance(byMs: 2 * F.month).events), [], "a revoked chain does not renew")
 
         var fresh = F()
         let (second, receipt2) = try fresh.subscribe()
@@ -149,14 +152,17 @@ final class SimulationTests: XCTestCase {
 
     func testOneTimePurchases() throws {
         var fixture = F()
-        let coins = try fixture.simulation.purchase(PurchaseRequest(productID: "coins.100", type: .consumable, userToken: "bob"))
+        let coins = try fixture.simulation.purchase(
+            PurchaseRequest(productID: "coins.100", type: .consumable, userToken: "bob"))
         XCTAssertEqual(kinds(coins.events), ["ONE_TIME_CHARGE"])
         XCTAssertNil(coins.events.first?.v1NotificationType)
-        let lifetime = try fixture.simulation.purchase(PurchaseRequest(productID: "pro.lifetime", type: .nonConsumable, userToken: "bob"))
+        let lifetime = try fixture.simulation.purchase(
+            PurchaseRequest(productID: "pro.lifetime", type: .nonConsumable, userToken: "bob"))
         let json = try fixture.verifyJSON(try XCTUnwrap(lifetime.receiptData))
         XCTAssertEqual(((json["receipt"] as? [String: Any])?["in_app"] as? [Any])?.count, 2)
         // Consumables are only in in_app; no pending renewal without a subscription.
-        XCTAssertEqual((json["latest_receipt_info"] as? [[String: Any]])?.map { $0["product_id"] as? String }, ["pro.lifetime"])
+        XCTAssertEqual(
+            (json["latest_receipt_info"] as? [[String: Any]])?.map { $0["product_id"] as? String }, ["pro.lifetime"])
         XCTAssertNil(json["pending_renewal_info"])
         XCTAssertNil(lifetime.transaction?.expiresDateMs)
     }

@@ -79,11 +79,13 @@ final class EncodingRoundTripTests: XCTestCase {
             notificationType: "CANCEL", password: "s3cret\"/", bundleID: "com.example.app", bundleVersion: "7",
             environment: .sandbox, originalTransactionID: "2000000000000001", autoRenewStatus: false,
             autoRenewProductID: "pro.yearly", cancellationDateMs: t0 + month + 5,
-            transactions: chain(), renewalInfos: [renewal(signedAt: 99)], latestReceipt: "abc=", unifiedReceiptStatus: 0)
+            transactions: chain(), renewalInfos: [renewal(signedAt: 99)], latestReceipt: "abc=", unifiedReceiptStatus: 0
+        )
         let parsed = try NotificationV1.parse(notification.jsonBody(), receivedAtMs: 99)
         XCTAssertEqual(parsed, notification)
         XCTAssertEqual(parsed.eventKind, .refund)
-        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(notification.jsonBody())) as? [String: Any])
+        let json = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(notification.jsonBody())) as? [String: Any])
         XCTAssertEqual(json["environment"] as? String, "Sandbox")
         XCTAssertEqual(json["auto_renew_status"] as? String, "false")
     }
@@ -112,7 +114,8 @@ final class EncodingRoundTripTests: XCTestCase {
         upgraded.cancellationDateMs = t0 + month + 9
         upgraded.isUpgraded = true
         for transaction in transactions + [upgraded] {
-            let payload = JWSTransactionPayload(transaction: transaction, bundleID: "com.example.app", signedDateMs: t0 + 1)
+            let payload = JWSTransactionPayload(
+                transaction: transaction, bundleID: "com.example.app", signedDateMs: t0 + 1)
             let parsed = try JWSTransactionPayload.parse(payload.jsonBody())
             XCTAssertEqual(parsed, payload)
             var expected = transaction
@@ -122,7 +125,9 @@ final class EncodingRoundTripTests: XCTestCase {
             if transaction.isUpgraded { expected.cancellationDateMs = nil }
             XCTAssertEqual(parsed.transaction, expected)
         }
-        XCTAssertEqual(JWSTransactionPayload(transaction: transactions[1], bundleID: nil, signedDateMs: 0).transactionReason, "RENEWAL")
+        XCTAssertEqual(
+            JWSTransactionPayload(transaction: transactions[1], bundleID: nil, signedDateMs: 0).transactionReason,
+            "RENEWAL")
     }
 
     func testRenewalInfoPayloadRoundTrip() throws {

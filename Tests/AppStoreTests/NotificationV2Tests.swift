@@ -227,8 +227,8 @@ final class NotificationV2Tests: XCTestCase {
         }
         assertFormatError(.missingField, field: "signedDate") { () throws(AppStoreFormatError) in
             try JWSTransactionPayload.parse(
-                #"{"transactionId":"1","originalTransactionId":"1","productId":"p","purchaseDate":1,"environment":"Sandbox"}"#
-                    .bytes)
+                (#"{"transactionId":"1","originalTransactionId":"1","productId":"p","purchaseDate":1,"#
+                    + #""environment":"Sandbox"}"#).bytes)
         }
         assertFormatError(.invalidValue, field: "autoRenewStatus") { () throws(AppStoreFormatError) in
             try JWSRenewalInfoPayload.parse(

@@ -176,8 +176,10 @@ final class VerifyReceiptToleranceTests: XCTestCase {
     /// A conflicting duplicate: latest_receipt_info wins over in_app, whatever the order.
     func testLatestReceiptInfoWinsConflicts() throws {
         let inApp = #"{"transaction_id":"1","product_id":"p","purchase_date_ms":"10","expires_date_ms":"20"}"#
-        let latest = #"{"transaction_id":1,"product_id":"p","purchase_date_ms":10,"expires_date_ms":20,"cancellation_date_ms":15}"#
-        let body = #"{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[\#(inApp)]},"#
+        let latest = #"{"transaction_id":1,"product_id":"p","purchase_date_ms":10,"expires_date_ms":20,"#
+            + #""cancellation_date_ms":15}"#
+        let body =
+            #"{"status":0,"environment":"Production","receipt":{"bundle_id":"b","in_app":[\#(inApp)]},"#
             + #""latest_receipt_info":\#(latest)}"#
         let response = try VerifyReceiptResponse.parse(body.bytes, observedAtMs: 0)
         XCTAssertEqual(response.transactions.map(\.cancellationDateMs), [15])

@@ -62,8 +62,9 @@ final class PythonGoldenTests: XCTestCase {
     /// ExplainEntitlementRequest(user_id="u0", entitlement_id="pro", at_ms=1702600000000): its
     /// entitlement_id and at_ms numbers are the reverse of CheckEntitlementRequest's.
     func testExplainEntitlementRequest() {
-        assertGolden(EntitlementV1.ExplainEntitlementRequest(userID: "u0", entitlementID: "pro", atMs: 1_702_600_000_000),
-                     "0a0275301a0370726f208084f9d6c631")
+        assertGolden(
+            EntitlementV1.ExplainEntitlementRequest(userID: "u0", entitlementID: "pro", atMs: 1_702_600_000_000),
+            "0a0275301a0370726f208084f9d6c631")
     }
 
     /// ExplainEntitlementResponse(evaluated_at_ms=1702600000000, explanations=[

@@ -24,7 +24,8 @@ struct ServiceMetricsTests {
         let metrics = ServiceMetrics(registry: MetricsRegistry())
         metrics.appleCall(environment: .sandbox, outcome: .failure(.httpStatus(502)), seconds: 0.25)
         let text = metrics.registry.render()
-        #expect(text.contains(#"entitlementd_apple_requests_total{environment="sandbox",status="http_502"} 1"#), "\(text)")
+        #expect(
+            text.contains(#"entitlementd_apple_requests_total{environment="sandbox",status="http_502"} 1"#), "\(text)")
     }
 }
 

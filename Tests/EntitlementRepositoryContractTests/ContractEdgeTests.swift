@@ -29,12 +29,15 @@ struct ContractEdgeTests {
     @Test(arguments: Backend.allCases)
     func sourceIDsAreKeyedPerSource(backend: Backend) async throws {
         try await backend.withRepository { store in
-            let receipt = try await store.write(FactsWrite(userID: "alice", transactions: [Fixture.subscription("1", chain: "1")],
-                                                           source: .receipt, sourceID: "same-id"))
+            let receipt = try await store.write(
+                FactsWrite(
+                    userID: "alice", transactions: [Fixture.subscription("1", chain: "1")],
+                    source: .receipt, sourceID: "same-id"))
             #expect(!receipt.alreadyProcessed)
             let notification = try await store.apply(Fixture.notification("same-id"))
             #expect(!notification.duplicate, "a notification is not a replay of a receipt with the same id")
-            let v1 = try await store.apply(NotificationWrite(source: .notificationV1, sourceID: "same-id", signedDateMs: 0))
+            let v1 = try await store.apply(
+                NotificationWrite(source: .notificationV1, sourceID: "same-id", signedDateMs: 0))
             #expect(!v1.duplicate)
             #expect(try await store.apply(Fixture.notification("same-id")).duplicate)
         }

@@ -14,15 +14,20 @@ struct HistoryTests {
 
     /// Makes `user` own `chain` (a receipt with only its renewal info: no events of its own).
     private func own(_ chain: String, by user: String, in store: any EntitlementRepository) async throws {
-        _ = try await store.write(FactsWrite(
-            userID: user, renewalInfos: [RenewalInfo(originalTransactionID: chain, autoRenewStatus: true, signedDateMs: 0)],
-            source: .receipt))
+        _ = try await store.write(
+            FactsWrite(
+                userID: user,
+                renewalInfos: [RenewalInfo(originalTransactionID: chain, autoRenewStatus: true, signedDateMs: 0)],
+                source: .receipt))
     }
 
     /// Records `events` the way notifications do: they join the history of their chain's owner.
-    private func record(_ events: [HistoryEvent], _ sourceID: String, in store: any EntitlementRepository) async throws {
-        _ = try await store.apply(NotificationWrite(source: .notificationV2, sourceID: sourceID, signedDateMs: 0,
-                                                    events: events))
+    private func record(_ events: [HistoryEvent], _ sourceID: String, in store: any EntitlementRepository) async throws
+    {
+        _ = try await store.apply(
+            NotificationWrite(
+                source: .notificationV2, sourceID: sourceID, signedDateMs: 0,
+                events: events))
     }
 
     /// Pages through everything, asserting each page's size.
@@ -71,7 +76,9 @@ struct HistoryTests {
     @Test(arguments: Backend.allCases)
     func productFilter(backend: Backend) async throws {
         try await backend.withRepository { store in
-            let events = (0..<30).map { event("e\($0)", at: Int64($0), product: $0 % 3 == 0 ? "p.yearly" : "p.monthly") }
+            let events = (0..<30).map {
+                event("e\($0)", at: Int64($0), product: $0 % 3 == 0 ? "p.yearly" : "p.monthly")
+            }
             try await own("t", by: "alice", in: store)
             try await own("b", by: "bob", in: store)
             try await record(events, "alice-events", in: store)

@@ -49,10 +49,13 @@ struct NotificationTests {
         try await backend.withRepository(policy: .reject) { store in
             let first = Fixture.subscription("7", chain: "7")
             let renewal = Fixture.renewal(chain: "7", signedAt: Fixture.purchasedAt + 1_000, autoRenew: false)
-            let orphan = try await store.apply(Fixture.notification(
-                "v2:sub", transactions: [first], renewals: [renewal],
-                events: [Fixture.event("v2:sub", .autoRenewDisabled, chain: "7", at: now)]))
-            #expect(orphan == NotificationOutcome(ownerUserIDs: [], newTransactions: 1, newEvents: 2), "kept: no user owns chain 7 yet")
+            let orphan = try await store.apply(
+                Fixture.notification(
+                    "v2:sub", transactions: [first], renewals: [renewal],
+                    events: [Fixture.event("v2:sub", .autoRenewDisabled, chain: "7", at: now)]))
+            #expect(
+                orphan == NotificationOutcome(ownerUserIDs: [], newTransactions: 1, newEvents: 2),
+                "kept: no user owns chain 7 yet")
             #expect(try store.facts(userID: "alice") == UserFacts(), "cached as empty")
             #expect(try historyIDs(store, "alice") == [])
 
@@ -98,7 +101,8 @@ struct NotificationTests {
     func aBurstOfConcurrentNotificationsIsAllAppliedAndReadable(backend: Backend) async throws {
         try await backend.withRepository { store in
             for user in 0..<50 {
-                _ = try await store.write(Fixture.receipt("user-\(user)", [Fixture.subscription("c\(user)", chain: "c\(user)")]))
+                _ = try await store.write(
+                    Fixture.receipt("user-\(user)", [Fixture.subscription("c\(user)", chain: "c\(user)")]))
             }
             let count = 1_000
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -115,7 +119,9 @@ struct NotificationTests {
                         if index % 2 == 0 {
                             #expect(outcome.ownerUserIDs == ["user-\(index % 50)"])
                             let facts = try store.facts(userID: "user-\(index % 50)")
-                            #expect(facts.transactions.contains { $0.transactionID == "t\(index)" }, "read after acknowledged notification \(index) missed it")
+                            #expect(
+                                facts.transactions.contains { $0.transactionID == "t\(index)" },
+                                "read after acknowledged notification \(index) missed it")
                         } else {
                             #expect(outcome.ownerUserIDs == [])
                         }

@@ -23,7 +23,8 @@ struct NotificationTypeTests {
 
     private let first = Fixture.subscription("1", chain: "1")
     /// Chain 1's resubscription after a lapse: not the chain's first transaction.
-    private let resubscription = Fixture.subscription("8", chain: "1", purchasedAt: Fixture.purchasedAt + 90 * 86_400_000)
+    private let resubscription = Fixture.subscription(
+        "8", chain: "1", purchasedAt: Fixture.purchasedAt + 90 * 86_400_000)
 
     @Test(arguments: Backend.allCases)
     func aReceiptReportedRenewalGetsTheConfirmingNotificationsType(backend: Backend) async throws {
@@ -80,7 +81,9 @@ struct NotificationTypeTests {
             _ = try await store.apply(notification("v2:renew", "DID_RENEW", subject: renewal, kind: .renewal))
             _ = try await store.write(Fixture.receipt("carol", [Fixture.subscription("30", chain: "30"), renewal]))
             let events = try history(store, "carol")
-            #expect(events["renewal:32"]?.appleNotificationType == "DID_RENEW", "the notification about the renewal names it, over one that only carried it")
+            #expect(
+                events["renewal:32"]?.appleNotificationType == "DID_RENEW",
+                "the notification about the renewal names it, over one that only carried it")
             #expect(events["renewal:32"]?.source == .notificationV2)
         }
     }
@@ -105,12 +108,16 @@ struct NotificationTypeTests {
         try await backend.withRepository { store in
             let firstRefundAt = Fixture.purchasedAt + 5_000
             let secondRefundAt = Fixture.purchasedAt + 50_000
-            _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1", cancelledAt: firstRefundAt)]))
-            _ = try await store.apply(Fixture.notification("v2:reversed", signedAt: firstRefundAt + 10_000,
-                                                           reversedRefunds: ["1"]))
+            _ = try await store.write(
+                Fixture.receipt("alice", [Fixture.subscription("1", chain: "1", cancelledAt: firstRefundAt)]))
+            _ = try await store.apply(
+                Fixture.notification(
+                    "v2:reversed", signedAt: firstRefundAt + 10_000,
+                    reversedRefunds: ["1"]))
             let refundedAgain = Fixture.subscription("1", chain: "1", cancelledAt: secondRefundAt)
             _ = try await store.write(Fixture.receipt("alice", [refundedAgain]))
-            #expect(try history(store, "alice").keys.sorted() == ["purchase:1", "refund:1", "refund:1:\(secondRefundAt)"])
+            #expect(
+                try history(store, "alice").keys.sorted() == ["purchase:1", "refund:1", "refund:1:\(secondRefundAt)"])
 
             let refund = notification("v2:refund", "REFUND", subject: refundedAgain, kind: .refund)
             let outcome = try await store.apply(refund)

@@ -29,10 +29,14 @@ struct OwnershipTests {
     func rejectFailsTheWriteAndChangesNothing(backend: Backend) async throws {
         try await backend.withRepository(policy: .reject) { store in
             _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1")]))
-            let conflicting = Fixture.receipt("bob", [Fixture.subscription("7", chain: "7"), Fixture.subscription("2", chain: "1")],
-                                      renewals: [RenewalInfo(originalTransactionID: "1",
-                                                             autoRenewStatus: false, signedDateMs: 9)],
-                                      sourceID: "bob-receipt")
+            let conflicting = Fixture.receipt(
+                "bob", [Fixture.subscription("7", chain: "7"), Fixture.subscription("2", chain: "1")],
+                renewals: [
+                    RenewalInfo(
+                        originalTransactionID: "1",
+                        autoRenewStatus: false, signedDateMs: 9)
+                ],
+                sourceID: "bob-receipt")
             // Good writes committed in the same batch must not be failed by the bad one.
             let conflictError = try await withThrowingTaskGroup(of: (any Error)?.self) { group in
                 for index in 0..<20 {
@@ -56,7 +60,8 @@ struct OwnershipTests {
             #expect(error?.code == .ownershipConflict, "\(String(describing: conflictError))")
             #expect(error?.message.contains("original transaction 1") ?? false)
             #expect(try store.facts(userID: "bob") == UserFacts())
-            #expect(try store.facts(userID: "alice") == UserFacts(transactions: [Fixture.subscription("1", chain: "1")]))
+            #expect(
+                try store.facts(userID: "alice") == UserFacts(transactions: [Fixture.subscription("1", chain: "1")]))
             #expect(try store.facts(userID: "carol").transactions.count == 20)
             #expect(try store.history(userID: "bob", productID: nil, pageSize: 0, pageToken: nil).events == [])
             // The source was not recorded as processed either: resubmitting as alice works normally.

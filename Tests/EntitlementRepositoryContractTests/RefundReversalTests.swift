@@ -113,7 +113,8 @@ struct RefundReversalTests {
         try await backend.withRepository { store in
             let outcome = try await store.apply(reversal)
             #expect(outcome.ownerUserIDs == [], "chain 1 is an orphan")
-            _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1", cancelledAt: refundedAt)]))
+            _ = try await store.write(
+                Fixture.receipt("alice", [Fixture.subscription("1", chain: "1", cancelledAt: refundedAt)]))
             #expect(try state(store) == .active)
         }
     }

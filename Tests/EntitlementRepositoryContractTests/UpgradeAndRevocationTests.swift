@@ -71,10 +71,12 @@ struct UpgradeAndRevocationTests {
         try await backend.withRepository { store in
             let plans = upgrade(chain: "3")
             _ = try await store.write(Fixture.receipt("carol", [plans.basic, plans.premium]))
-            var cancel = NotificationWrite(source: .notificationV1, sourceID: "v1:cancel", signedDateMs: Self.upgradedAt,
-                                           transactions: [plans.upgraded, plans.premium])
-            cancel.report = NotificationReport(appleNotificationType: "CANCEL", subjectTransactionID: "3",
-                                               kind: .productChange, productChange: .upgraded)
+            var cancel = NotificationWrite(
+                source: .notificationV1, sourceID: "v1:cancel", signedDateMs: Self.upgradedAt,
+                transactions: [plans.upgraded, plans.premium])
+            cancel.report = NotificationReport(
+                appleNotificationType: "CANCEL", subjectTransactionID: "3",
+                kind: .productChange, productChange: .upgraded)
             _ = try await store.apply(cancel)
             _ = try await store.apply(upgradeNotification("v2:up", newPlan: plans.premium))
             _ = try await store.write(Fixture.receipt("carol", [plans.upgraded, plans.premium]))

@@ -14,7 +14,8 @@ struct WriteTests {
                                                                   Fixture.subscription("2", chain: "1")]))
             #expect(second == WriteOutcome(newTransactions: 1, newEvents: 1, alreadyProcessed: false))
             let duplicateInOneWrite = try await store.write(
-                Fixture.receipt("alice", [Fixture.subscription("3", chain: "1"), Fixture.subscription("3", chain: "1")]))
+                Fixture.receipt(
+                    "alice", [Fixture.subscription("3", chain: "1"), Fixture.subscription("3", chain: "1")]))
             #expect(duplicateInOneWrite.newTransactions == 1)
             #expect(try store.facts(userID: "alice").transactions.count == 3)
         }
@@ -23,8 +24,9 @@ struct WriteTests {
     @Test(arguments: Backend.allCases)
     func aReplayedSourceAddsNothing(backend: Backend) async throws {
         try await backend.withRepository { store in
-            let write = Fixture.receipt("alice", [Fixture.subscription("1", chain: "1"), Fixture.subscription("2", chain: "1")],
-                                sourceID: "receipt-hash-1")
+            let write = Fixture.receipt(
+                "alice", [Fixture.subscription("1", chain: "1"), Fixture.subscription("2", chain: "1")],
+                sourceID: "receipt-hash-1")
             let first = try await store.write(write)
             #expect(first == WriteOutcome(newTransactions: 2, newEvents: 2, alreadyProcessed: false))
             let replay = try await store.write(write)
@@ -43,7 +45,8 @@ struct WriteTests {
             let refunded = Fixture.subscription("1", chain: "1", cancelledAt: 1_700_000_500_000)
             let refund = try await store.write(Fixture.receipt("alice", [refunded]))
             #expect(refund == WriteOutcome(newTransactions: 0, newEvents: 1, alreadyProcessed: false))
-            let lateCopyWithoutRefund = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1")]))
+            let lateCopyWithoutRefund = try await store.write(
+                Fixture.receipt("alice", [Fixture.subscription("1", chain: "1")]))
             #expect(lateCopyWithoutRefund.newEvents == 0)
             #expect(try store.facts(userID: "alice").transactions.first?.cancellationDateMs == 1_700_000_500_000)
 
@@ -99,7 +102,9 @@ struct WriteTests {
                             Fixture.receipt(user, [Fixture.subscription(id, chain: id)]))
                         #expect(outcome.newTransactions == 1)
                         let facts = try store.facts(userID: user)
-                        #expect(facts.transactions.contains { $0.transactionID == id }, "read after acknowledged write \(id) missed it")
+                        #expect(
+                            facts.transactions.contains { $0.transactionID == id },
+                            "read after acknowledged write \(id) missed it")
                     }
                 }
                 try await group.waitForAll()

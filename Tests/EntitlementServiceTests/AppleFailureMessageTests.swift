@@ -23,7 +23,8 @@ struct AppleFailureMessageTests {
         (.unsupportedURL, "network error -1002"),
     ])
     func urlErrorCodesBecomeAFewWords(code: URLError.Code, reason: String) {
-        let error = AppleTransportError(URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: ScriptedApple.production]))
+        let error = AppleTransportError(
+            URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: ScriptedApple.production]))
         #expect(error.reason == reason)
         #expect(error.detail.contains("NSURLErrorDomain"), "the full text is kept for the log")
     }
@@ -43,7 +44,9 @@ struct AppleFailureMessageTests {
     @Test func transportFailuresSayWhatFailedAndKeepTheDetailInTheCause() async throws {
         let error = try #require(await unavailable(Array(repeating: .transportError, count: 4)))
         #expect(error.code == .unavailable)
-        #expect(error.message == "Apple's verifyReceipt endpoint could not be reached after 4 attempts (network error); retry later")
+        #expect(
+            error.message
+                == "Apple's verifyReceipt endpoint could not be reached after 4 attempts (network error); retry later")
         #expect(!error.message.contains("scripted Apple"), "the HTTP stack's own words stay out of the message")
         #expect("\(try #require(error.cause))".contains("connection reset by scripted Apple"))
     }

@@ -50,7 +50,8 @@ struct ExplainEntitlementTests {
         let count = HistoryPage.maximumPageSize + 20
         let chain = (0..<count).map { renewal("\(10_000 + $0)", chain: "10000", month: Int64($0 - count)) }
         _ = try await repository.write(FactsWrite(userID: "alice", transactions: chain, source: .receipt))
-        let explanation = try #require(try rpcs(repository).explainEntitlement(.init(userID: "alice")).explanations.first)
+        let explanation = try #require(
+            try rpcs(repository).explainEntitlement(.init(userID: "alice")).explanations.first)
         #expect(explanation.transactions.count == count)
         #expect(explanation.transactions.allSatisfy { $0.source == .receipt }, "the oldest sit past the first page")
     }
@@ -60,7 +61,9 @@ struct ExplainEntitlementTests {
         #expect(try memory.explainEntitlement(.init(userID: "nobody")).explanations.isEmpty)
         let missing = #expect(throws: RPCError.self) { _ = try memory.explainEntitlement(.init(userID: "")) }
         #expect(missing?.code == .invalidArgument)
-        let negative = #expect(throws: RPCError.self) { _ = try memory.explainEntitlement(.init(userID: "a", atMs: -5)) }
+        let negative = #expect(throws: RPCError.self) {
+            _ = try memory.explainEntitlement(.init(userID: "a", atMs: -5))
+        }
         #expect(negative?.code == .invalidArgument)
         let down = #expect(throws: RPCError.self) {
             _ = try rpcs(UnavailableRepository()).explainEntitlement(.init(userID: "alice"))

@@ -140,7 +140,8 @@ struct NotificationIngestorTests {
         let answer = await harness.ingest(body)
         #expect(answer.disposition == .retryLater, "answered 503: Apple redelivers later")
         #expect(NotificationWebhook.status(of: answer.disposition) == 503)
-        #expect(!answer.disposition.summary.contains("disk full"), "the cause goes to the log only, not into the answer")
+        #expect(
+            !answer.disposition.summary.contains("disk full"), "the cause goes to the log only, not into the answer")
         #expect(harness.lastLabels?.outcome == "failed")
     }
 

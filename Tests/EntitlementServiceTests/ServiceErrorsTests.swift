@@ -36,21 +36,33 @@ struct ServiceErrorsTests {
     }
 
     @Test func appleTransportDetailStaysInTheCause() throws {
-        let transport = AppleTransportError(reason: "connection refused", detail: "NSURLErrorDomain -1004 https://apple")
-        let mapped = try #require(ServiceErrors.rpcError(for: ReceiptVerificationError.appleUnreachable(
-            .transport(transport), attempts: 4)) as? RPCError)
-        #expect(mapped.message
-            == "Apple's verifyReceipt endpoint could not be reached after 4 attempts (connection refused); retry later")
+        let transport = AppleTransportError(
+            reason: "connection refused", detail: "NSURLErrorDomain -1004 https://apple")
+        let mapped = try #require(
+            ServiceErrors.rpcError(
+                for: ReceiptVerificationError.appleUnreachable(
+                    .transport(transport), attempts: 4)) as? RPCError)
+        #expect(
+            mapped.message
+                == "Apple's verifyReceipt endpoint could not be reached after 4 attempts (connection refused); "
+                + "retry later")
         #expect(!mapped.message.contains("NSURLErrorDomain"))
         #expect("\(try #require(mapped.cause))".contains("NSURLErrorDomain"))
     }
 
     @Test(arguments: [
-        (SignedTransactionError.rejected(reason: "bad signature"), "signed_transaction failed verification: bad signature"),
-        (.notATransaction(reason: "missing_field: transactionId"),
-         "signed_transaction is not a transaction: missing_field: transactionId"),
-        (.otherBundle(found: "com.other", expected: "com.example"),
-         "signed_transaction is for bundle 'com.other', not 'com.example'"),
+        (
+            SignedTransactionError.rejected(reason: "bad signature"),
+            "signed_transaction failed verification: bad signature"
+        ),
+        (
+            .notATransaction(reason: "missing_field: transactionId"),
+            "signed_transaction is not a transaction: missing_field: transactionId"
+        ),
+        (
+            .otherBundle(found: "com.other", expected: "com.example"),
+            "signed_transaction is for bundle 'com.other', not 'com.example'"
+        ),
     ])
     func signedTransactionFailuresAreInvalidArguments(_ error: SignedTransactionError, message: String) {
         let mapped = ServiceErrors.rpcError(for: error) as? RPCError

@@ -38,8 +38,14 @@ final class DatabaseFullTests: StoreTestCase {
         XCTAssertTrue(refused.contains { $0.userID == "alice" }, "alice's renewal comes last and cannot fit")
 
         // Reads keep answering while full; the cache shows no trace of the refused writes.
-        for write in acknowledged { XCTAssertEqual(try transactionIDs(store.facts(userID: write.userID)), [write.transactions[0].transactionID]) }
-        for write in refused { XCTAssertEqual(try transactionIDs(store.facts(userID: write.userID)), transactionIDs(write.userID == "alice" ? aliceBefore : UserFacts())) }
+        for write in acknowledged {
+            XCTAssertEqual(try transactionIDs(store.facts(userID: write.userID)), [write.transactions[0].transactionID])
+        }
+        for write in refused {
+            XCTAssertEqual(
+                try transactionIDs(store.facts(userID: write.userID)),
+                transactionIDs(write.userID == "alice" ? aliceBefore : UserFacts()))
+        }
         XCTAssertEqual(try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil).events.count, 1)
 
         // Space returns: the same writer takes the refused writes, no restart.
@@ -117,7 +123,9 @@ final class DatabaseFullTests: StoreTestCase {
             }
             for (index, write) in writes.enumerated() {
                 group.addTask {
-                    do { return (index, .success(try await store.write(write))) } catch { return (index, .failure(error)) }
+                    do { return (index, .success(try await store.write(write))) } catch {
+                        return (index, .failure(error))
+                    }
                 }
             }
             var results = [Result<WriteOutcome, any Error>](repeating: .success(WriteOutcome()), count: writes.count)

@@ -27,7 +27,8 @@ final class DurabilityTests: StoreTestCase {
     func testABurstOfConcurrentNotificationsIsGroupCommittedAndAllApplied() async throws {
         let store = try openStore(cacheCapacity: 128)
         for user in 0..<50 {
-            _ = try await store.write(Fixture.receipt("user-\(user)", [Fixture.subscription("c\(user)", chain: "c\(user)")]))
+            _ = try await store.write(
+                Fixture.receipt("user-\(user)", [Fixture.subscription("c\(user)", chain: "c\(user)")]))
         }
         let before = store.statistics
         let count = 1_000

@@ -44,7 +44,9 @@ final class WriteIOErrorTests: StoreTestCase {
 
         let reopened = try openStore()
         XCTAssertEqual(try transactionIDs(reopened.facts(userID: "alice")), ["a1", "a2"])
-        for index in 0..<30 { XCTAssertEqual(try transactionIDs(reopened.facts(userID: "user-\(index)")), ["t\(index)"]) }
+        for index in 0..<30 {
+            XCTAssertEqual(try transactionIDs(reopened.facts(userID: "user-\(index)")), ["t\(index)"])
+        }
         try await reopened.withWriterConnection { db in
             XCTAssertEqual(try db.scalarString("PRAGMA integrity_check"), "ok")
         }

@@ -92,13 +92,18 @@ final class CatalogTests: XCTestCase {
             {"products": [{"product_id": "s", "type": "non_renewing", "duration_ms": -5}]}
             """, code: .invalidDuration,
             description: "catalog.json line 1: product 's' is non_renewing and needs a positive duration_ms"),
-        Failure(name: "fractional duration", json: """
-            {"products": [{"product_id": "s", "type": "non_renewing", "duration_ms": 1.5}]}
-            """, code: .invalidDuration,
-            description: "catalog.json line 1: product 's': duration_ms must be a whole number of milliseconds, not 1.5"),
-        Failure(name: "duration as a string", json: """
-            {"products": [{"product_id": "s", "type": "non_renewing", "duration_ms": "100"}]}
-            """, code: .invalidDuration,
+        Failure(
+            name: "fractional duration",
+            json: """
+                {"products": [{"product_id": "s", "type": "non_renewing", "duration_ms": 1.5}]}
+                """, code: .invalidDuration,
+            description: "catalog.json line 1: product 's': duration_ms must be a whole number of milliseconds, not 1.5"
+        ),
+        Failure(
+            name: "duration as a string",
+            json: """
+                {"products": [{"product_id": "s", "type": "non_renewing", "duration_ms": "100"}]}
+                """, code: .invalidDuration,
             description: "catalog.json line 1: product 's': duration_ms must be a number of milliseconds"),
         Failure(name: "duration on an auto_renewable is rejected", json: """
             {"products": [

@@ -79,9 +79,11 @@ final class HistoryCancellationTests: XCTestCase {
             let events = HistoryDerivation.events(
                 incoming: testCase.incoming, stored: testCase.stored, source: .receipt,
                 refundReversedAtMs: testCase.reversedAtMs, notification: testCase.notification)
-            XCTAssertEqual(events.map {
-                "\($0.eventID) \($0.kind.rawValue) '\($0.appleNotificationType)' @\(($0.occurredAtMs - Day.epoch) / Day.ms)"
-            }, testCase.expected, testCase.name)
+            XCTAssertEqual(
+                events.map {
+                    "\($0.eventID) \($0.kind.rawValue) '\($0.appleNotificationType)' "
+                        + "@\(($0.occurredAtMs - Day.epoch) / Day.ms)"
+                }, testCase.expected, testCase.name)
         }
     }
 
@@ -93,26 +95,37 @@ final class HistoryCancellationTests: XCTestCase {
     }
 
     private static let confirmationCases: [ConfirmationCase] = [
-        ConfirmationCase(name: "V1 CANCEL after a receipt reported the upgrade: its product change is named",
-                         incoming: basicUpgraded, notification: cancelUpgrade,
-                         expected: HistoryConfirmation(eventIDs: ["product_change:1"], appleNotificationType: "CANCEL")),
-        ConfirmationCase(name: "an upgrade notification about a plan that was not upgraded confirms nothing",
-                         incoming: basic, notification: report("CANCEL", subject: "1", .productChange,
-                                                               productChange: .upgraded), expected: nil),
-        ConfirmationCase(name: "V2 UPGRADE names its new plan's renewal (the product change is the old plan's)",
-                         incoming: premium, notification: upgradeV2,
-                         expected: HistoryConfirmation(eventIDs: ["renewal:3", "purchase:3"],
-                                                       appleNotificationType: "DID_CHANGE_RENEWAL_PREF/UPGRADE")),
-        ConfirmationCase(name: "a downgrade confirms nothing: it is its own event",
-                         incoming: renewal, notification: report("DID_CHANGE_RENEWAL_PREF/DOWNGRADE", subject: "6",
-                                                                 .productChange), expected: nil),
-        ConfirmationCase(name: "REVOKE after a receipt reported the family-shared revocation",
-                         incoming: shared, notification: report("REVOKE", subject: "6", .revoke),
-                         expected: HistoryConfirmation(
-                             eventIDs: ["refund:6", "refund:6:\(Day.at(160))", "revoke:6", "revoke:6:\(Day.at(160))"],
-                             occurredAtMs: Day.at(160), kind: .revoke, appleNotificationType: "REVOKE")),
-        ConfirmationCase(name: "REFUND never turns an upgrade's product change into a refund",
-                         incoming: basicUpgraded, notification: report("REFUND", subject: "1", .refund), expected: nil),
+        ConfirmationCase(
+            name: "V1 CANCEL after a receipt reported the upgrade: its product change is named",
+            incoming: basicUpgraded, notification: cancelUpgrade,
+            expected: HistoryConfirmation(eventIDs: ["product_change:1"], appleNotificationType: "CANCEL")),
+        ConfirmationCase(
+            name: "an upgrade notification about a plan that was not upgraded confirms nothing",
+            incoming: basic,
+            notification: report(
+                "CANCEL", subject: "1", .productChange,
+                productChange: .upgraded), expected: nil),
+        ConfirmationCase(
+            name: "V2 UPGRADE names its new plan's renewal (the product change is the old plan's)",
+            incoming: premium, notification: upgradeV2,
+            expected: HistoryConfirmation(
+                eventIDs: ["renewal:3", "purchase:3"],
+                appleNotificationType: "DID_CHANGE_RENEWAL_PREF/UPGRADE")),
+        ConfirmationCase(
+            name: "a downgrade confirms nothing: it is its own event",
+            incoming: renewal,
+            notification: report(
+                "DID_CHANGE_RENEWAL_PREF/DOWNGRADE", subject: "6",
+                .productChange), expected: nil),
+        ConfirmationCase(
+            name: "REVOKE after a receipt reported the family-shared revocation",
+            incoming: shared, notification: report("REVOKE", subject: "6", .revoke),
+            expected: HistoryConfirmation(
+                eventIDs: ["refund:6", "refund:6:\(Day.at(160))", "revoke:6", "revoke:6:\(Day.at(160))"],
+                occurredAtMs: Day.at(160), kind: .revoke, appleNotificationType: "REVOKE")),
+        ConfirmationCase(
+            name: "REFUND never turns an upgrade's product change into a refund",
+            incoming: basicUpgraded, notification: report("REFUND", subject: "1", .refund), expected: nil),
     ]
 
     func testConfirmations() {
@@ -161,11 +174,14 @@ final class HistoryCancellationTests: XCTestCase {
 
     func testAV2UpgradeIsRecordedAgainstThePlanItReplaced() {
         for testCase in Self.upgradeCases {
-            let upgrade = HistoryDerivation.upgrade(to: Self.premium, chain: testCase.chain, source: .notificationV2,
-                                                    notification: testCase.notification)
-            XCTAssertEqual(upgrade.map {
-                "\($0.event.eventID) \($0.event.transactionID) \($0.event.productID) @\(($0.event.occurredAtMs - Day.epoch) / Day.ms)"
-            }, testCase.expected, testCase.name)
+            let upgrade = HistoryDerivation.upgrade(
+                to: Self.premium, chain: testCase.chain, source: .notificationV2,
+                notification: testCase.notification)
+            XCTAssertEqual(
+                upgrade.map {
+                    "\($0.event.eventID) \($0.event.transactionID) \($0.event.productID) "
+                        + "@\(($0.event.occurredAtMs - Day.epoch) / Day.ms)"
+                }, testCase.expected, testCase.name)
             if let upgrade {
                 XCTAssertEqual(upgrade.event.kind, .productChange, testCase.name)
                 XCTAssertEqual(upgrade.event.appleNotificationType, "DID_CHANGE_RENEWAL_PREF/UPGRADE", testCase.name)

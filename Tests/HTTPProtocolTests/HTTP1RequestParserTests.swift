@@ -91,7 +91,9 @@ final class HTTP1RequestParserTests: XCTestCase {
 
     func testBodyLimitByContentLengthAndByChunks() {
         let limits = HTTP1RequestParser.Limits(maxHeaderBytes: 1000, maxBodySize: 4)
-        XCTAssertEqual(failureStatus(parse("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", HTTP1RequestParser(limits: limits))), 413)
+        XCTAssertEqual(
+            failureStatus(parse("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", HTTP1RequestParser(limits: limits))),
+            413)
         let chunked = "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n"
         XCTAssertEqual(failureStatus(parse(chunked, HTTP1RequestParser(limits: limits))), 413)
     }

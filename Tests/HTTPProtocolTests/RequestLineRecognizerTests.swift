@@ -33,7 +33,8 @@ final class RequestLineRecognizerTests: XCTestCase {
     func testTable() {
         for row in table {
             var recognizer = RequestLineRecognizer()
-            XCTAssertEqual(recognizer.classify(Array(row.input.utf8)), row.verdict, "\(row.why): \(row.input.debugDescription)")
+            XCTAssertEqual(
+                recognizer.classify(Array(row.input.utf8)), row.verdict, "\(row.why): \(row.input.debugDescription)")
         }
     }
 

@@ -102,7 +102,8 @@ final class AppleSampleTests: XCTestCase {
 
     func testSigningTimeFallsBackToTheNestedTransaction() throws {
         let notification = try sample("notification-DID_RENEW-1.jws")
-        let payload = try XCTUnwrap(AppleSamples.unverifiedObject(notification.token).mutableCopy() as? NSMutableDictionary)
+        let payload = try XCTUnwrap(
+            AppleSamples.unverifiedObject(notification.token).mutableCopy() as? NSMutableDictionary)
         payload.removeObject(forKey: "signedDate")
         let nested = (payload["data"] as! NSDictionary)["signedTransactionInfo"] as! String
         let nestedDate = try XCTUnwrap(AppleSamples.unverifiedObject(nested)["signedDate"] as? NSNumber)
@@ -112,13 +113,18 @@ final class AppleSampleTests: XCTestCase {
     func testBuiltInRootIsTheSharedAppleRootCAG3() throws {
         let roots = TrustedRoots.appleRootCAG3
         XCTAssertEqual(roots.count, 1)
-        XCTAssertEqual(roots.summaries.first?.hasPrefix("CN=Apple Root CA - G3,OU=Apple Certification Authority,O=Apple Inc.,C=US"), true)
-        XCTAssertEqual(roots.summaries.first?.hasSuffix("(SHA-256 63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:"
-            + "7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79)"), true)
+        XCTAssertEqual(
+            roots.summaries.first?.hasPrefix(
+                "CN=Apple Root CA - G3,OU=Apple Certification Authority,O=Apple Inc.,C=US"), true)
+        XCTAssertEqual(
+            roots.summaries.first?.hasSuffix(
+                "(SHA-256 63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:"
+                    + "7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79)"), true)
         // The file an operator would pass as --apple-root-ca gives the same trust.
         let fromFile = try TrustedRoots(pem: try AppleSamples.rootPEM)
         XCTAssertEqual(fromFile.summaries, roots.summaries)
         let transaction = try sample("transaction-tx-1.jws")
-        XCTAssertNoThrow(try JWSVerifier(trustedRoots: fromFile).verify(transaction.token, at: transaction.signedDate.int64Value))
+        XCTAssertNoThrow(
+            try JWSVerifier(trustedRoots: fromFile).verify(transaction.token, at: transaction.signedDate.int64Value))
     }
 }

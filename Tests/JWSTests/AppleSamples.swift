@@ -28,7 +28,8 @@ struct AppleSamples {
 
     static func load() throws -> [Sample] {
         let folder = directory.appendingPathComponent("real-apple-jws")
-        let index = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("index.json")))
+        let index = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: folder.appendingPathComponent("index.json")))
         guard let entries = (index as? [String: Any])?["samples"] as? [[String: Any]] else {
             throw CocoaError(.fileReadCorruptFile)
         }

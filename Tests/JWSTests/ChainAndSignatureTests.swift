@@ -59,7 +59,8 @@ final class ChainAndSignatureTests: XCTestCase {
     }
 
     func testRejectsUntrustedRoot() throws {
-        let compact = try token([pki.otherLeaf.der, pki.otherIntermediate.der, pki.otherRoot.der], signer: pki.otherLeaf)
+        let compact = try token(
+            [pki.otherLeaf.der, pki.otherIntermediate.der, pki.otherRoot.der], signer: pki.otherLeaf)
         assertRejects(.untrustedRoot, certificate: .root) { () throws(JWSError) in
             try verifier.verify(compact, at: PKIFixture.nowMs)
         }
@@ -68,16 +69,19 @@ final class ChainAndSignatureTests: XCTestCase {
     func testRejectsIntermediateNotIssuedByTrustedRoot() throws {
         // The trusted root is named in x5c, but the intermediate belongs to another PKI.
         let compact = try token([pki.otherLeaf.der, pki.otherIntermediate.der, pki.root.der], signer: pki.otherLeaf)
-        assertRejects(.badCertificateChain) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs) }
+        assertRejects(.badCertificateChain) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs)
+        }
     }
 
     func testRejectsLeafNotIssuedByIntermediate() throws {
         let compact = try token([pki.otherLeaf.der, pki.intermediate.der, pki.root.der], signer: pki.otherLeaf)
-        assertRejects(.badCertificateChain) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs) }
+        assertRejects(.badCertificateChain) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs)
+        }
     }
 
     func testRejectsLeafWithoutRoleOID() throws {
-        let compact = try token([pki.leafWithoutOID.der, pki.intermediate.der, pki.root.der], signer: pki.leafWithoutOID)
+        let compact = try token(
+            [pki.leafWithoutOID.der, pki.intermediate.der, pki.root.der], signer: pki.leafWithoutOID)
         assertRejects(.missingCertificateExtension, certificate: .leaf) { () throws(JWSError) in
             try verifier.verify(compact, at: PKIFixture.nowMs)
         }
@@ -125,12 +129,16 @@ final class ChainAndSignatureTests: XCTestCase {
 
     func testRejectsTwoCertificates() throws {
         let compact = try token([pki.leaf.der, pki.intermediate.der])
-        assertRejects(.wrongCertificateCount) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs) }
+        assertRejects(.wrongCertificateCount) { () throws(JWSError) in
+            try verifier.verify(compact, at: PKIFixture.nowMs)
+        }
     }
 
     func testRejectsFourCertificates() throws {
         let compact = try token([pki.leaf.der, pki.intermediate.der, pki.root.der, pki.root.der])
-        assertRejects(.wrongCertificateCount) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs) }
+        assertRejects(.wrongCertificateCount) { () throws(JWSError) in
+            try verifier.verify(compact, at: PKIFixture.nowMs)
+        }
     }
 
     func testRejectsUnparsableCertificate() throws {

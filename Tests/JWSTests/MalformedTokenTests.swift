@@ -77,7 +77,9 @@ final class MalformedTokenTests: XCTestCase {
 
     func testRejectsAlgNone() {
         let none = header(#"{"alg":"none"}"#) + "." + valid[1]
-        assertRejects(.unsupportedAlgorithm) { () throws(JWSError) in try verifier.verify(none + ".", at: PKIFixture.nowMs) }
+        assertRejects(.unsupportedAlgorithm) { () throws(JWSError) in
+            try verifier.verify(none + ".", at: PKIFixture.nowMs)
+        }
         assertRejects(.unsupportedAlgorithm) { () throws(JWSError) in
             try verifier.verify(none + "." + valid[2], at: PKIFixture.nowMs)
         }
@@ -86,13 +88,16 @@ final class MalformedTokenTests: XCTestCase {
     func testRejectsAlgHS256() throws {
         // The classic confusion attack: an HMAC "keyed" with public material, x5c still present.
         let compact = try PKIFixture.token(algorithm: "HS256", chain: pki.chain, signer: pki.leaf)
-        assertRejects(.unsupportedAlgorithm) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs) }
+        assertRejects(.unsupportedAlgorithm) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs)
+        }
     }
 
     func testRejectsOtherAlgorithmSpellings() throws {
         for algorithm in ["es256", "ES384", "ES256K", "RS256", " ES256", ""] {
             let compact = try PKIFixture.token(algorithm: algorithm, chain: pki.chain, signer: pki.leaf)
-            assertRejects(.unsupportedAlgorithm) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs) }
+            assertRejects(.unsupportedAlgorithm) { () throws(JWSError) in
+                try verifier.verify(compact, at: PKIFixture.nowMs)
+            }
         }
     }
 
@@ -116,7 +121,9 @@ final class MalformedTokenTests: XCTestCase {
         for entries in [[urlSafe, x5c[1], x5c[2]], ["!!!!", x5c[1], x5c[2]], [x5c[0], x5c[1] + "\n", x5c[2]]] {
             let json = try! JSONSerialization.data(withJSONObject: ["alg": "ES256", "x5c": entries])
             let compact = PKIFixture.base64URL([UInt8](json)) + "." + valid[1] + "." + valid[2]
-            assertRejects(.malformedCertificate) { () throws(JWSError) in try verifier.verify(compact, at: PKIFixture.nowMs) }
+            assertRejects(.malformedCertificate) { () throws(JWSError) in
+                try verifier.verify(compact, at: PKIFixture.nowMs)
+            }
         }
     }
 

@@ -26,16 +26,22 @@ struct PKIFixture: Sendable {
 
     private init() throws {
         root = try TestPKI.root("JWS Test Root")
-        intermediate = try TestPKI.issue("JWS Test Intermediate", profile: "intermediate", curve: .p384, by: root, days: 3650)
-        leaf = try TestPKI.issue("JWS Test Leaf", profile: "leaf", curve: .p256, by: intermediate, days: Int(Self.leafDays))
-        leafWithoutOID = try TestPKI.issue("JWS Test Leaf without OID", profile: "leaf_without_oid", curve: .p256, by: intermediate)
+        intermediate = try TestPKI.issue(
+            "JWS Test Intermediate", profile: "intermediate", curve: .p384, by: root, days: 3650)
+        leaf = try TestPKI.issue(
+            "JWS Test Leaf", profile: "leaf", curve: .p256, by: intermediate, days: Int(Self.leafDays))
+        leafWithoutOID = try TestPKI.issue(
+            "JWS Test Leaf without OID", profile: "leaf_without_oid", curve: .p256, by: intermediate)
         leafP384 = try TestPKI.issue("JWS Test Leaf P-384", profile: "leaf", curve: .p384, by: intermediate)
-        intermediateWithoutOID = try TestPKI.issue("JWS Test Intermediate without OID", profile: "intermediate_without_oid",
-                                                   curve: .p384, by: root, days: 3650)
-        leafUnderIntermediateWithoutOID = try TestPKI.issue("JWS Test Leaf under plain intermediate", profile: "leaf",
-                                                            curve: .p256, by: intermediateWithoutOID)
+        intermediateWithoutOID = try TestPKI.issue(
+            "JWS Test Intermediate without OID", profile: "intermediate_without_oid",
+            curve: .p384, by: root, days: 3650)
+        leafUnderIntermediateWithoutOID = try TestPKI.issue(
+            "JWS Test Leaf under plain intermediate", profile: "leaf",
+            curve: .p256, by: intermediateWithoutOID)
         otherRoot = try TestPKI.root("Other Test Root", curve: .p256)
-        otherIntermediate = try TestPKI.issue("Other Test Intermediate", profile: "intermediate", curve: .p256, by: otherRoot, days: 3650)
+        otherIntermediate = try TestPKI.issue(
+            "Other Test Intermediate", profile: "intermediate", curve: .p256, by: otherRoot, days: 3650)
         otherLeaf = try TestPKI.issue("Other Test Leaf", profile: "leaf", curve: .p256, by: otherIntermediate)
         trustedRoots = try TrustedRoots(pem: root.certificatePEM)
     }

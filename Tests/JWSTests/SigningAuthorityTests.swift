@@ -39,8 +39,12 @@ final class SigningAuthorityTests: XCTestCase {
         let token = try pki.signer.sign(Array("{}".utf8))
         XCTAssertNoThrow(try verifier.verify(token, at: Self.now - 4 * Self.year))
         XCTAssertNoThrow(try verifier.verify(token, at: Self.now + 19 * Self.year))
-        assertRejects(.certificateNotYetValid) { () throws(JWSError) in try verifier.verify(token, at: Self.now - 6 * Self.year) }
-        assertRejects(.certificateExpired) { () throws(JWSError) in try verifier.verify(token, at: Self.now + 21 * Self.year) }
+        assertRejects(.certificateNotYetValid) { () throws(JWSError) in
+            try verifier.verify(token, at: Self.now - 6 * Self.year)
+        }
+        assertRejects(.certificateExpired) { () throws(JWSError) in
+            try verifier.verify(token, at: Self.now + 21 * Self.year)
+        }
     }
 
     func testAnotherAuthorityIsNotTrusted() throws {
@@ -59,6 +63,8 @@ final class SigningAuthorityTests: XCTestCase {
         let token = try pki.signer.sign(Array("{\"a\":1}".utf8))
         var parts = token.split(separator: ".").map(String.init)
         parts[1] = "eyJhIjoyfQ"  // {"a":2}
-        assertRejects(.badSignature) { () throws(JWSError) in try verifier.verify(parts.joined(separator: "."), at: Self.now) }
+        assertRejects(.badSignature) { () throws(JWSError) in
+            try verifier.verify(parts.joined(separator: "."), at: Self.now)
+        }
     }
 }

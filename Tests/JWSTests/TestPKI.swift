@@ -71,7 +71,9 @@ struct TestPKI: Sendable {
 
     /// A certificate for a new key, signed by `issuer`, valid for `days` from now.
     /// - Parameter profile: a section of ``config``: intermediate, leaf or their `_without_oid`.
-    static func issue(_ name: String, profile: String, curve: Curve, by issuer: Credential, days: Int = 365) throws -> Credential {
+    static func issue(
+        _ name: String, profile: String, curve: Curve, by issuer: Credential, days: Int = 365
+    ) throws -> Credential {
         try OpenSSLCommand.withScratchDirectory { directory in
             try write(config, "openssl.cnf", in: directory)
             try write(issuer.certificatePEM, "issuer.pem", in: directory)
@@ -80,9 +82,12 @@ struct TestPKI: Sendable {
             try OpenSSLCommand.run(["req", "-new", "-config", "openssl.cnf", "-key", "key.pem",
                                     "-subj", "/CN=\(name)/O=entitlementd tests", "-out", "request.pem"], in: directory)
             let serial = "0x" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)
-            try OpenSSLCommand.run(["x509", "-req", "-in", "request.pem", "-CA", "issuer.pem", "-CAkey", "issuer.key",
-                                    "-set_serial", String(serial), "-days", String(days), "-sha384",
-                                    "-extfile", "openssl.cnf", "-extensions", profile, "-out", "cert.pem"], in: directory)
+            try OpenSSLCommand.run(
+                [
+                    "x509", "-req", "-in", "request.pem", "-CA", "issuer.pem", "-CAkey", "issuer.key",
+                    "-set_serial", String(serial), "-days", String(days), "-sha384",
+                    "-extfile", "openssl.cnf", "-extensions", profile, "-out", "cert.pem",
+                ], in: directory)
             return try credential(curve, in: directory)
         }
     }

@@ -16,7 +16,9 @@ final class TrustedRootsTests: XCTestCase {
 
     func testRejectsRootThatIsNotSelfSigned() throws {
         let pki = try PKIFixture.shared.get()
-        assertRejects(.invalidTrustedRoot) { () throws(JWSError) in try TrustedRoots(pem: pki.intermediate.certificatePEM) }
+        assertRejects(.invalidTrustedRoot) { () throws(JWSError) in
+            try TrustedRoots(pem: pki.intermediate.certificatePEM)
+        }
     }
 
     func testRejectsEmptyDERList() {

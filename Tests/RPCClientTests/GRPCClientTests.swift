@@ -143,7 +143,8 @@ final class GRPCClientTests: XCTestCase {
                            metadata: HTTPHeaders = HTTPHeaders(),
                            timeout: Duration = .seconds(5)) -> RPCClientError? {
         do {
-            let reply: EchoMessage = try client.unary(path: path, request: request, metadata: metadata, timeout: timeout)
+            let reply: EchoMessage = try client.unary(
+                path: path, request: request, metadata: metadata, timeout: timeout)
             XCTFail("expected an error, got \(reply)")
             return nil
         } catch {

@@ -79,6 +79,7 @@ final class HTTP2ClientSessionTests: XCTestCase {
         XCTAssertTrue(events.contains { if case .goAway(id, 0) = $0 { true } else { false } }, "\(events)")
         XCTAssertTrue(pair.client.goAwayReceived)
         XCTAssertFalse(pair.client.canSubmitRequests)
-        XCTAssertThrowsError(try pair.client.submitRequest(method: "GET", authority: "t", path: "/", headers: [:], body: []))
+        XCTAssertThrowsError(
+            try pair.client.submitRequest(method: "GET", authority: "t", path: "/", headers: [:], body: []))
     }
 }

@@ -45,16 +45,22 @@ final class UnaryCallStateTests: XCTestCase {
     }
 
     func testNonGRPCAnswersMapTheHTTPStatus() throws {
-        for (status, code) in [(404, RPCCode.unimplemented), (503, .unavailable), (401, .unauthenticated), (500, .unknown)] {
+        for (status, code) in [
+            (404, RPCCode.unimplemented), (503, .unavailable), (401, .unauthenticated), (500, .unknown),
+        ] {
             var state = UnaryCallState(streamID: 1, maxMessageSize: 1024)
             let head: HTTPHeaders = ["content-type": "text/html"]
-            let error = try failure(state.handle(.response(streamID: 1, status: status, headers: head, endStream: false)))
+            let error = try failure(
+                state.handle(.response(streamID: 1, status: status, headers: head, endStream: false)))
             XCTAssertEqual(error.code, code, "HTTP \(status)")
             XCTAssertEqual(error.kind, .transport)
         }
         var state = UnaryCallState(streamID: 1, maxMessageSize: 1024)
-        let error = try failure(state.handle(.response(streamID: 1, status: 200, headers: ["content-type": "text/plain"],
-                                                       endStream: false)))
+        let error = try failure(
+            state.handle(
+                .response(
+                    streamID: 1, status: 200, headers: ["content-type": "text/plain"],
+                    endStream: false)))
         XCTAssertEqual(error.code, .internal)
     }
 
@@ -63,12 +69,16 @@ final class UnaryCallStateTests: XCTestCase {
         XCTAssertEqual(try failure(cancelled.handle(.streamClosed(streamID: 5, errorCode: HTTP2ErrorCode.cancel))).code,
                        .cancelled)
         var calm = UnaryCallState(streamID: 5, maxMessageSize: 1024)
-        XCTAssertEqual(try failure(calm.handle(.streamClosed(streamID: 5, errorCode: HTTP2ErrorCode.enhanceYourCalm))).code,
-                       .resourceExhausted)
+        XCTAssertEqual(
+            try failure(calm.handle(.streamClosed(streamID: 5, errorCode: HTTP2ErrorCode.enhanceYourCalm))).code,
+            .resourceExhausted)
         var clean = UnaryCallState(streamID: 5, maxMessageSize: 1024)
         XCTAssertEqual(try failure(clean.handle(.streamClosed(streamID: 5, errorCode: 0))).code, .internal)
         var refused = UnaryCallState(streamID: 5, maxMessageSize: 1024)
-        guard case .complete(.refused) = refused.handle(.streamClosed(streamID: 5, errorCode: HTTP2ErrorCode.refusedStream)) else {
+        guard
+            case .complete(.refused) = refused.handle(
+                .streamClosed(streamID: 5, errorCode: HTTP2ErrorCode.refusedStream))
+        else {
             return XCTFail("REFUSED_STREAM is safe to retry")
         }
     }

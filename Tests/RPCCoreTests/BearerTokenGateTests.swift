@@ -22,12 +22,14 @@ final class BearerTokenGateTests: XCTestCase {
         var headers = HTTPHeaders()
         if let authorization { headers.add(name: "authorization", value: authorization) }
         let writer = RecordingResponseWriter()
-        gate.handle(HTTPRequest(version: .http1_1, method: "GET", path: path, headers: headers, body: []), writer: writer)
+        gate.handle(
+            HTTPRequest(version: .http1_1, method: "GET", path: path, headers: headers, body: []), writer: writer)
         return writer.response
     }
 
     func testRefusesWithoutAnAcceptedToken() throws {
-        let gate = BearerTokenGate(authenticator: BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
+        let gate = BearerTokenGate(
+            authenticator: BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
         for authorization in [nil, "", "Bearer ", "Bearer wrong", "Basic admin-token", "admin-token"] {
             let response = try XCTUnwrap(answer(gate, authorization: authorization))
             XCTAssertEqual(response.status, 401, "\(authorization ?? "nil")")
@@ -39,7 +41,8 @@ final class BearerTokenGateTests: XCTestCase {
     }
 
     func testPassesAcceptedTokensThrough() {
-        let gate = BearerTokenGate(authenticator: BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
+        let gate = BearerTokenGate(
+            authenticator: BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
         XCTAssertEqual(answer(gate, authorization: "Bearer admin-token")?.status, 200)
         XCTAssertEqual(answer(gate, authorization: "Bearer admin-token", path: "/nope")?.status, 404)
     }

@@ -86,6 +86,7 @@ final class GRPCFramingTests: XCTestCase {
     }
 
     func testPrefixIsBigEndian() {
-        XCTAssertEqual(Array(GRPCFraming.frame([UInt8](repeating: 0, count: 0x010203)).prefix(5)), [0, 0x00, 0x01, 0x02, 0x03])
+        XCTAssertEqual(
+            Array(GRPCFraming.frame([UInt8](repeating: 0, count: 0x010203)).prefix(5)), [0, 0x00, 0x01, 0x02, 0x03])
     }
 }
