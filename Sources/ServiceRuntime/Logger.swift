@@ -52,7 +52,7 @@ public struct Logger: Sendable {
         switch format {
         case .text:
             var line = "\(time) \(level.name) \(message)"
-            for (key, value) in fields { line += " \(key)=\(value.contains(" ") ? "\"\(value)\"" : value)" }
+            for (key, value) in fields { line += " \(key)=\(Self.textValue(value))" }
             sink(line)
         case .json:
             var object: [String: String] = ["time": time, "level": level.name, "message": message]
@@ -60,6 +60,35 @@ public struct Logger: Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             sink(String(decoding: data, as: UTF8.self))
         }
+    }
+}
+
+extension Logger {
+    /// A field value as the text format writes it: bare when it is one plain word, else quoted
+    /// with `\`, `"` and control characters escaped.
+    ///
+    /// Values carry caller-controlled text (user ids, Apple's error text): written raw, a newline
+    /// or a quote in one would forge a log line or a field for whoever reads the log.
+    static func textValue(_ value: String) -> String {
+        let needsQuotes = value.unicodeScalars.contains { scalar in
+            scalar == " " || scalar == "\"" || scalar == "\\" || scalar.value < 0x20 || scalar.value == 0x7f
+        }
+        guard needsQuotes else { return value }
+        var quoted = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+                let hex = String(scalar.value, radix: 16)
+                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 }
 
