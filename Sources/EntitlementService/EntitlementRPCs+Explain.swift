@@ -8,12 +8,7 @@ extension EntitlementRPCs {
     func explainEntitlement(
         _ request: EntitlementV1.ExplainEntitlementRequest
     ) throws -> EntitlementV1.ExplainEntitlementResponse {
-        guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
-        guard request.atMs >= 0 else {
-            throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds")
-        }
-        // The same instant and facts CheckEntitlement uses, so the two answers agree.
-        let at: EvaluationTime = request.atMs == 0 ? .now(now()) : .at(request.atMs)
+        let at = try evaluationTime(userID: request.userID, atMs: request.atMs)
         let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
         let explanations = EntitlementRules.explain(facts, productID: request.productID,
                                                     entitlementID: request.entitlementID, at: at, catalog: catalog)

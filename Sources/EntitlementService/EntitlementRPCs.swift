@@ -50,13 +50,7 @@ public struct EntitlementRPCs: Sendable {
     func checkEntitlement(
         _ request: EntitlementV1.CheckEntitlementRequest
     ) throws -> EntitlementV1.CheckEntitlementResponse {
-        guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
-        guard request.atMs >= 0 else {
-            throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds")
-        }
-        // at_ms 0 is now: everything Apple told us counts, even a purchase dated ahead of our
-        // clock; only an explicit instant ignores what was bought after it.
-        let at: EvaluationTime = request.atMs == 0 ? .now(now()) : .at(request.atMs)
+        let at = try evaluationTime(userID: request.userID, atMs: request.atMs)
         let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
         let check = EntitlementRules.check(facts, productID: request.productID,
                                            entitlementID: request.entitlementID, at: at, catalog: catalog)
@@ -65,6 +59,19 @@ public struct EntitlementRPCs: Sendable {
         response.entitlements = check.entitlements.map(APIMapping.entitlement)
         response.evaluatedAtMs = check.evaluatedAtMs
         return response
+    }
+
+    /// Checks the user id and `at_ms` shared by CheckEntitlement and ExplainEntitlement, and
+    /// returns the instant both evaluate at, so the two answers always agree.
+    ///
+    /// at_ms 0 is now: everything Apple told us counts, even a purchase dated ahead of our
+    /// clock; only an explicit instant ignores what was bought after it.
+    func evaluationTime(userID: String, atMs: Int64) throws -> EvaluationTime {
+        guard !userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
+        guard atMs >= 0 else {
+            throw RPCError(.invalidArgument, "at_ms must be 0 (now) or a positive Unix time in milliseconds")
+        }
+        return atMs == 0 ? .now(now()) : .at(atMs)
     }
 
     func listHistory(_ request: EntitlementV1.ListHistoryRequest) throws -> EntitlementV1.ListHistoryResponse {

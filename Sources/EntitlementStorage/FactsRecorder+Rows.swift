@@ -19,7 +19,7 @@ extension FactsRecorder {
     /// Every stored transaction of the chain in `chainRow`.
     func storedTransactions(chainRow: Int64) throws -> [Transaction] {
         let find = try db.prepare("""
-            SELECT \(Transaction.selectColumns), t.id
+            SELECT \(Transaction.selectColumns)
             FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.chain_rowid = ?
             """)
         find.bind(chainRow, at: 1)

@@ -127,22 +127,28 @@ final class Writer: @unchecked Sendable {
         -> (succeeded: Bool, resume: () -> Void) {
         switch job {
         case let .write(write, continuation):
-            let result = Result {
-                try db.savepoint("fact_write") { try recorder.record(write, affectedUsers: &affectedUsers) }
+            return try answer(continuation, failing: "recording facts") {
+                try recorder.record(write, affectedUsers: &affectedUsers)
             }
-            if case let .failure(error) = result, abortsBatch(error) { throw error }
-            let answer = result.mapError { StoreError.storage($0, "recording facts") }
-            return (Self.succeeded(answer), { continuation.resume(with: answer) })
         case let .notification(notification, continuation):
-            let result = Result {
-                try db.savepoint("fact_write") { try recorder.apply(notification, affectedUsers: &affectedUsers) }
+            return try answer(continuation, failing: "recording a notification") {
+                try recorder.apply(notification, affectedUsers: &affectedUsers)
             }
-            if case let .failure(error) = result, abortsBatch(error) { throw error }
-            let answer = result.mapError { StoreError.storage($0, "recording a notification") }
-            return (Self.succeeded(answer), { continuation.resume(with: answer) })
         case .seed, .withConnection:
             preconditionFailure("run() runs seeds and connection jobs on their own, never in a batch")
         }
+    }
+
+    /// Runs `body` in its own savepoint and says how to answer its caller; rethrows (aborting the
+    /// batch) a failure that is not the write's own (``abortsBatch(_:)``).
+    private func answer<Outcome: Sendable>(
+        _ continuation: CheckedContinuation<Outcome, any Error>, failing what: String,
+        _ body: () throws -> Outcome
+    ) throws -> (succeeded: Bool, resume: () -> Void) {
+        let result = Result { try db.savepoint("fact_write", body) }
+        if case let .failure(error) = result, abortsBatch(error) { throw error }
+        let answer = result.mapError { StoreError.storage($0, what) }
+        return (Self.succeeded(answer), { continuation.resume(with: answer) })
     }
 
     /// Whether a write's failure must abort its whole batch: anything but the write's own fault

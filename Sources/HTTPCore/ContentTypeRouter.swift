@@ -18,10 +18,20 @@ public struct ContentTypeRouter<Matching: HTTPService, Otherwise: HTTPService>: 
     }
 
     public func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
-        if let contentType = request.headers["content-type"], contentType.utf8.starts(with: prefix.utf8) {
+        if request.contentTypeStarts(with: prefix) {
             matching.handle(request, writer: writer)
         } else {
             otherwise.handle(request, writer: writer)
         }
+    }
+}
+
+extension HTTPRequest {
+    /// Whether the request's content type starts with `prefix` (`application/grpc` matches
+    /// `application/grpc+proto`); false without one. The one definition both the router and
+    /// the services behind it use, so they never disagree on what a request is.
+    public func contentTypeStarts(with prefix: String) -> Bool {
+        guard let contentType = headers["content-type"] else { return false }
+        return contentType.utf8.starts(with: prefix.utf8)
     }
 }

@@ -91,7 +91,7 @@ public final class HTTPServer: Sendable {
     /// Cancelling the calling task ends the grace period early.
     public func shutdown(gracePeriod: Duration) async {
         let deadline = beginShutdown(gracePeriod: gracePeriod)
-        while core.connectionCount.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
+        while !isDrained(by: deadline) {
             do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
         }
         stopLoops()
@@ -102,9 +102,7 @@ public final class HTTPServer: Sendable {
     /// ``shutdown(gracePeriod:)`` for code that is not async (tools, tests): blocks the thread.
     public func shutdownBlocking(gracePeriod: Duration) {
         let deadline = beginShutdown(gracePeriod: gracePeriod)
-        while core.connectionCount.load(ordering: .relaxed) > 0 && ContinuousClock.now < deadline {
-            usleep(20_000)
-        }
+        while !isDrained(by: deadline) { usleep(20_000) }
         stopLoops()
         stopped.waitBlocking()
         close(core.listenFD)
@@ -116,6 +114,11 @@ public final class HTTPServer: Sendable {
         // instead of letting the kernel queue connections nobody will accept.
         Glibc.shutdown(core.listenFD, Int32(SHUT_RDWR))
         return ContinuousClock.now + gracePeriod
+    }
+
+    /// The grace period is over: every connection has closed, or the deadline has passed.
+    private func isDrained(by deadline: ContinuousClock.Instant) -> Bool {
+        core.connectionCount.load(ordering: .relaxed) == 0 || ContinuousClock.now >= deadline
     }
 
     private func stopLoops() {

@@ -54,8 +54,7 @@ public struct GRPCHandler: HTTPService {
     }
 
     public func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
-        guard let contentType = request.headers["content-type"],
-              contentType.utf8.starts(with: GRPCHandler.contentType.utf8) else {
+        guard request.contentTypeStarts(with: GRPCHandler.contentType) else {
             // Misrouted: the gRPC spec's answer to a request that is not gRPC.
             writer.respond(.text(415, "gRPC needs content-type application/grpc\n"))
             return
