@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "EntitlementAPI", dependencies: ["ProtobufWire"]),
         .target(name: "AppStore", dependencies: ["Entitlements"]),
         .target(name: "JWS", dependencies: ["COpenSSL"]),
+        // The App Store Server API client: JWT signing, the endpoints, paging, retries, rate.
+        // Opens no sockets: the service hands it the HTTP client it uses for Apple.
+        .target(name: "AppStoreServerAPI", dependencies: ["Entitlements", "JWS", "ServiceRuntime"]),
         // The port: what the service needs from storage, in domain words. Backends implement it.
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
         .target(
@@ -57,7 +60,7 @@ let package = Package(
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
-                               "JWS", "RPCCore", "HTTPCore", "ServiceRuntime"]),
+                               "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "AppStoreServerAPI"]),
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
         .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime"]),
         .executableTarget(name: "entitlementctl",
@@ -104,6 +107,7 @@ let package = Package(
             name: "AppStoreSimulatorTests", dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),
+        .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "Entitlements", "JWS"]),
         .testTarget(name: "EntitlementStorageTests",
                     dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite"]),
         // One contract suite, run against every EntitlementRepository backend.

@@ -20,7 +20,7 @@ public protocol AppleHTTPClient: Sendable {
 /// task is cancelled, which a hand-written curl multi loop would have to re-create. Its cost,
 /// measured by Benchmarks/, is a fraction of a millisecond per call against Apple's 100 ms+.
 public final class URLSessionAppleClient: AppleHTTPClient {
-    private let session: URLSession
+    let session: URLSession
 
     public init(maxConnectionsPerHost: Int) {
         let configuration = URLSessionConfiguration.ephemeral

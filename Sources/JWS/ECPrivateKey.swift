@@ -15,6 +15,9 @@ final class ECPrivateKey: @unchecked Sendable {
         self.pkey = pkey
     }
 
+    /// Takes ownership of a key OpenSSL already made (read from a `.p8`); freed on deinit.
+    init(adopting pkey: OpaquePointer) { self.pkey = pkey }
+
     deinit { EVP_PKEY_free(pkey) }
 
     /// Signs `message` with SHA-256 and returns the raw r||s pair JWS wants (RFC 7518 3.4).

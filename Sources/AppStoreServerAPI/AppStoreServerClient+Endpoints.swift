@@ -1,0 +1,101 @@
+import Entitlements
+import Foundation
+
+extension AppStoreServerClient {
+    /// `GET /inApps/v2/history/{transactionId}`, every page: the same query repeated with each
+    /// page's `revision` until `hasMore` is false. With `revision` (a previous call's), only what
+    /// changed since. `environment` nil asks production first, then sandbox on 4040010/4040005.
+    public func transactionHistory(transactionID: String, revision: String? = nil, environment: Environment? = nil,
+                                   deadline: ContinuousClock.Instant? = nil) async throws -> TransactionHistory {
+        let deadline = deadline ?? defaultDeadline()
+        let path = "inApps/v2/history/" + Self.pathSegment(transactionID)
+        let first = try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
+            environment in
+            try await request(.transactionHistory, environment: environment, method: "GET", path: path,
+                              query: Self.historyQuery(revision), deadline: deadline, read: ServerAPIBody.historyPage)
+        }
+        var history = TransactionHistory(environment: first.environment,
+                                         signedTransactions: first.value.signedTransactions,
+                                         revision: first.value.revision)
+        var hasMore = first.value.hasMore
+        // Apple pages at 20; the bound only stops a server that never says hasMore=false.
+        var pages = 1
+        while hasMore {
+            guard pages < 10_000 else {
+                throw ServerAPIError(.unavailable, "Apple's transaction history did not end after \(pages) pages")
+            }
+            let answer = try await request(.transactionHistory, environment: history.environment, method: "GET",
+                                           path: path, query: Self.historyQuery(history.revision),
+                                           deadline: deadline, read: ServerAPIBody.historyPage)
+            guard case .value(let page) = answer else {
+                throw ServerAPIError(.unavailable, "Apple's transaction history lost transaction id "
+                                     + "\(transactionID) between pages; retry later")
+            }
+            history.signedTransactions += page.signedTransactions
+            history.revision = page.revision
+            hasMore = page.hasMore
+            pages += 1
+        }
+        return history
+    }
+
+    /// `GET /inApps/v1/subscriptions/{transactionId}`: every subscription group's status.
+    public func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
+                                     deadline: ContinuousClock.Instant? = nil) async throws -> SubscriptionStatuses {
+        let deadline = deadline ?? defaultDeadline()
+        let path = "inApps/v1/subscriptions/" + Self.pathSegment(transactionID)
+        return try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
+            environment in
+            try await request(.subscriptionStatuses, environment: environment, method: "GET", path: path,
+                              deadline: deadline) { try ServerAPIBody.statuses($0, environment: environment) }
+        }.value
+    }
+
+    /// `GET /inApps/v1/transactions/{transactionId}`: one signed transaction.
+    public func transactionInfo(transactionID: String, environment: Environment? = nil,
+                                deadline: ContinuousClock.Instant? = nil) async throws -> TransactionInfo {
+        let deadline = deadline ?? defaultDeadline()
+        let path = "inApps/v1/transactions/" + Self.pathSegment(transactionID)
+        return try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
+            environment in
+            try await request(.transactionInfo, environment: environment, method: "GET", path: path,
+                              deadline: deadline) { try ServerAPIBody.transactionInfo($0, environment: environment) }
+        }.value
+    }
+
+    /// One page of `POST /inApps/v1/notifications/history` in one environment: the signed
+    /// payloads Apple sent (or tried to send) between `startMs` and `endMs`, and the token for
+    /// the next page. Reconciliation calls it page by page so it can make each batch durable
+    /// before asking for the next. No environment fallback: each environment has its own history.
+    public func notificationHistoryPage(environment: Environment, startMs: Int64, endMs: Int64,
+                                        paginationToken: String? = nil,
+                                        deadline: ContinuousClock.Instant? = nil) async throws
+        -> NotificationHistoryPage {
+        let deadline = deadline ?? defaultDeadline()
+        let body = Array("{\"startDate\":\(startMs),\"endDate\":\(endMs)}".utf8)
+        let query = paginationToken.map { [URLQueryItem(name: "paginationToken", value: $0)] } ?? []
+        let answer = try await request(.notificationHistory, environment: environment, method: "POST",
+                                       path: "inApps/v1/notifications/history", query: query, body: body,
+                                       deadline: deadline, read: ServerAPIBody.notificationHistoryPage)
+        switch answer {
+        case .value(let page): return page
+        case .otherEnvironment(let code):
+            throw ServerAPIError(.notFound, "Apple's notification history (\(environment.rawValue)) found nothing",
+                                 appleErrorCode: code)
+        }
+    }
+
+    func defaultDeadline() -> ContinuousClock.Instant {
+        ContinuousClock.now.advanced(by: configuration.defaultDeadline)
+    }
+
+    static func historyQuery(_ revision: String?) -> [URLQueryItem] {
+        guard let revision, !revision.isEmpty else { return [] }
+        return [URLQueryItem(name: "revision", value: revision)]
+    }
+
+    /// Transaction ids are digits; anything else is percent-encoded so it cannot change the path.
+    static func pathSegment(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+    }
+}
