@@ -68,7 +68,7 @@ let package = Package(
         // The App Store simulator: Apple's endpoints and notifications for local testing.
         .target(name: "AppStoreSimulator", dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore"]),
         .executableTarget(name: "appstore-sim",
-                          dependencies: ["AppStoreSimulator", "HTTPServer", "HTTPCore", "ServiceRuntime"]),
+                          dependencies: ["AppStoreSimulator", "HTTPServer", "HTTPCore", "ServiceRuntime", "JWS"]),
         // The composition root as a library: flags, wiring, lifecycle. Executables add nothing
         // but the services they link (ExtraService).
         .target(name: "EntitlementDaemon",

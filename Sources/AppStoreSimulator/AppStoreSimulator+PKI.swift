@@ -11,7 +11,8 @@ extension AppStoreSimulator {
     /// root to give the client (entitlementd's `--apple-root-ca`).
     public static func withOwnPKI(
         configuration: Simulation.Configuration, notifications: NotificationComposer.Version,
-        delivery: WebhookDelivery?, periodScale: Double = 1, wallClock: @escaping @Sendable () -> Int64
+        delivery: WebhookDelivery?, periodScale: Double = 1, apiKey: ServerAPIKey? = nil, apiPageSize: Int = 20,
+        wallClock: @escaping @Sendable () -> Int64
     ) throws -> AppStoreSimulator {
         let now = wallClock()
         let authority = try SigningAuthority(notBeforeMs: now - certificateValidityBeforeMs,
@@ -20,7 +21,8 @@ extension AppStoreSimulator {
             version: notifications, bundleID: configuration.bundleID, bundleVersion: configuration.bundleVersion,
             sharedSecret: configuration.sharedSecret, signer: authority.signer)
         return AppStoreSimulator(configuration: configuration, composer: composer, rootPEM: authority.rootPEM,
-                                 delivery: delivery, periodScale: periodScale, wallClock: wallClock)
+                                 delivery: delivery, periodScale: periodScale, apiKey: apiKey,
+                                 apiPageSize: apiPageSize, wallClock: wallClock)
     }
 
     /// The PEM of the root every signed payload chains to.

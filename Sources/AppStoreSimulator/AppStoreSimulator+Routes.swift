@@ -3,7 +3,7 @@ import Foundation
 import HTTPCore
 
 extension AppStoreSimulator {
-    /// Apple's verifyReceipt paths, then the control API.
+    /// Apple's verifyReceipt paths, then the control API (``service()`` adds the Server API).
     public func router() -> HTTPRouter {
         var router = HTTPRouter()
         for (path, environment) in [
@@ -19,6 +19,7 @@ extension AppStoreSimulator {
             }
         }
         addControlRoutes(to: &router)
+        addFaultControls(to: &router)
         router.add("GET", "/control/root-ca") { [rootPEM] _, writer in
             writer.respond(.text(200, rootPEM, contentType: "application/x-pem-file"))
         }
@@ -34,6 +35,7 @@ extension AppStoreSimulator {
                 var entry: [String: Any] = ["notification": record.label, "notification_uuid": record.notificationUUID,
                                             "duplicate": record.isDuplicate]
                 entry["http_status"] = record.httpStatus ?? NSNull()
+                if record.isDropped { entry["dropped"] = true }
                 return entry
             }
             writer.respond(Self.json(200, ["pending": delivery?.pending ?? 0, "recent": recent]))

@@ -4,8 +4,10 @@ import HTTPCore
 import JWS
 import Synchronization
 
-/// The simulated App Store behind one HTTP service: verifyReceipt at Apple's two paths and a
-/// JSON control API under `/control/`; every simulated event goes to the webhook.
+/// The simulated App Store behind one HTTP service: verifyReceipt at Apple's two paths, the
+/// App Store Server API (production at `/inApps/...`, sandbox at `/sandbox/inApps/...`), and a
+/// JSON control API under `/control/`; every simulated event goes to the webhook and to the
+/// notification history.
 ///
 /// The I/O shell around ``Simulation``: it reads the wall clock before every request (so due
 /// renewals happen as real time passes), signs, and hands notification bodies to
@@ -19,17 +21,29 @@ public final class AppStoreSimulator: Sendable {
     let rootPEM: String
     /// Multiplies named periods and durations ("30d") from the control API; `_ms` values are exact.
     let periodScale: Double
-    private let wallClock: @Sendable () -> Int64
+    let wallClock: @Sendable () -> Int64
+    /// The key the Server API checks tokens with; nil serves the Server API to no one (401).
+    let apiKey: ServerAPIKey?
+    /// Items per page of transaction and notification history (Apple: 20); small values
+    /// make clients exercise paging.
+    let apiPageSize: Int
+    let appAppleID: Int64
+    let history = Mutex(NotificationHistory())
+    let apiFaults = Mutex(ServerAPIFaults())
 
     public init(
         configuration: Simulation.Configuration, composer: NotificationComposer, rootPEM: String,
-        delivery: WebhookDelivery?, periodScale: Double = 1, wallClock: @escaping @Sendable () -> Int64
+        delivery: WebhookDelivery?, periodScale: Double = 1, apiKey: ServerAPIKey? = nil, apiPageSize: Int = 20,
+        wallClock: @escaping @Sendable () -> Int64
     ) {
         simulation = Mutex(Simulation(configuration: configuration, wallMs: wallClock()))
         self.composer = composer
         self.rootPEM = rootPEM
         self.delivery = delivery
         self.periodScale = periodScale
+        self.apiKey = apiKey
+        self.apiPageSize = max(apiPageSize, 1)
+        appAppleID = configuration.appAppleID
         self.wallClock = wallClock
     }
 
@@ -64,17 +78,27 @@ public final class AppStoreSimulator: Sendable {
         }
     }
 
+    /// Records each event's V2 payload in the notification history (whatever the webhook's
+    /// version, as Apple's history is V2 only) and hands the webhook bodies to delivery.
     private func submit(_ events: [SimulatedEvent]) {
-        guard let delivery, !events.isEmpty else { return }
+        guard !events.isEmpty else { return }
         var batch: [WebhookDelivery.Notification] = []
         for event in events {
-            guard let body = try? composer.body(for: event) else { continue }
+            guard let signedPayload = try? composer.signedPayload(event) else { continue }
+            history.withLock {
+                $0.append(.init(notificationUUID: event.notificationUUID, environment: event.environment,
+                                signedDateMs: event.signedDateMs, signedPayload: signedPayload))
+            }
+            guard delivery != nil else { continue }
+            let body = composer.version == .v2
+                ? Array("{\"signedPayload\":\"\(signedPayload)\"}".utf8) : try? composer.body(for: event)
+            guard let body else { continue }
             let label = composer.version == .v1
                 ? event.v1NotificationType ?? event.notificationType
                 : [event.notificationType, event.subtype].compactMap { $0 }.joined(separator: "/")
             batch.append(.init(label: label, notificationUUID: event.notificationUUID, body: body))
         }
-        delivery.submit(batch)
+        delivery?.submit(batch)
     }
 
     private func sign(_ body: () throws(JWSError) -> String) throws(SimulatorError) -> String {

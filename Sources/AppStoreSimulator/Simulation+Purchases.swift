@@ -35,6 +35,7 @@ extension Simulation {
         accounts[accountID, default: SimulatedAccount(id: accountID, environment: request.environment)]
             .transactions.append(transaction)
         owners[id] = accountID
+        touch(id)
         if let periodMs {
             subscriptions[id] = SimulatedSubscription(
                 originalTransactionID: id, accountID: accountID, productID: request.productID,

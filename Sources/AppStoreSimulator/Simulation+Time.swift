@@ -85,6 +85,7 @@ extension Simulation {
             declaredProductType: .autoRenewable)
         accounts[chain.accountID]?.transactions.append(renewal)
         owners[id] = chain.accountID
+        touch(id)
         chain.productID = chain.autoRenewProductID
         chain.latestTransactionID = id
         chain.expiresDateMs = unixMs + chain.periodMs

@@ -26,11 +26,14 @@ public struct Simulation: Sendable {
         /// saw across simulator restarts, so a long-running sim starts from its start time
         /// (``idBase(startingAt:)``) rather than from the same number every time.
         public var firstTransactionID: Int64
+        /// The app's Apple id: production Server API answers carry it (`appAppleId`), sandbox ones do not.
+        public var appAppleID: Int64
 
         public init(bundleID: String, sharedSecret: String?, bundleVersion: String = "1",
                     subscriptionGroupIdentifier: String = "20000001",
                     defaultPeriodMs: Int64 = 30 * SimulatedDuration.day,
-                    firstTransactionID: Int64 = 2_000_000_000_000_001) {
+                    firstTransactionID: Int64 = 2_000_000_000_000_001, appAppleID: Int64 = 1_234_567_890) {
+            self.appAppleID = appAppleID
             self.bundleID = bundleID
             self.sharedSecret = sharedSecret
             self.bundleVersion = bundleVersion
@@ -66,6 +69,10 @@ public struct Simulation: Sendable {
     var subscriptions: [String: SimulatedSubscription] = [:]
     /// Which account holds each transaction id.
     var owners: [String: String] = [:]
+    /// When each transaction was last created or changed, as a store-wide sequence: the order
+    /// of the Server API's transaction history and what its `revision` token points into.
+    var revisions: [String: Int64] = [:]
+    private(set) var latestRevision: Int64 = 0
     private var nextID: Int64
     private var anonymousCustomers = 0
 
@@ -132,7 +139,14 @@ public struct Simulation: Sendable {
         return accounts[owner]?.transactions.first { $0.transactionID == id }
     }
 
+    /// Records that `transactionID` was created or changed now (see ``revisions``).
+    mutating func touch(_ transactionID: String) {
+        latestRevision += 1
+        revisions[transactionID] = latestRevision
+    }
+
     mutating func update(_ transaction: Transaction) {
+        touch(transaction.transactionID)
         guard let owner = owners[transaction.transactionID],
             let index = accounts[owner]?.transactions.firstIndex(where: {
                 $0.transactionID == transaction.transactionID

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Where the simulator POSTs notification bodies (a real HTTP client in the executable, a
@@ -32,6 +33,15 @@ public final class WebhookDelivery: Sendable {
         public var notificationUUID: String
         public var isDuplicate: Bool
         public var httpStatus: Int?
+        /// Never posted: the ``WebhookDropPolicy`` dropped it.
+        public var isDropped = false
+    }
+
+    /// One attempt as the Server API's notification history reports it (`sendAttempts`).
+    public struct Attempt: Sendable, Hashable {
+        public var attemptDateMs: Int64
+        /// Apple's `sendAttemptResult`: SUCCESS, NO_RESPONSE, UNSUCCESSFUL_HTTP_RESPONSE_CODE.
+        public var result: String
     }
 
     private struct State {
@@ -40,17 +50,37 @@ public final class WebhookDelivery: Sendable {
         var draining = false
         var inFlight = 0
         var log: [Record] = []
+        var drop = WebhookDropPolicy()
+        var attempts: [String: [Attempt]] = [:]
     }
 
     private let poster: any WebhookPoster
     private let planner: DeliveryPlanner
     private let state: Mutex<State>
+    private let wallClock: @Sendable () -> Int64
     private static let logCapacity = 500
 
-    public init(poster: any WebhookPoster, planner: DeliveryPlanner, seed: UInt64) {
+    public init(
+        poster: any WebhookPoster, planner: DeliveryPlanner, seed: UInt64, drop: WebhookDropPolicy = .init(),
+        wallClock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    ) {
         self.poster = poster
         self.planner = planner
-        state = Mutex(State(generator: SeededGenerator(seed: seed)))
+        self.wallClock = wallClock
+        var initial = State(generator: SeededGenerator(seed: seed))
+        initial.drop = drop
+        state = Mutex(initial)
+    }
+
+    /// Which deliveries to drop from now on.
+    public var dropPolicy: WebhookDropPolicy {
+        get { state.withLock { $0.drop } }
+        set { state.withLock { $0.drop = newValue } }
+    }
+
+    /// Every attempt to deliver the notification with this UUID, oldest first.
+    public func attempts(notificationUUID: String) -> [Attempt] {
+        state.withLock { $0.attempts[notificationUUID] ?? [] }
     }
 
     /// Plans and starts delivering one batch; returns at once. Batches submitted one after
@@ -97,11 +127,19 @@ public final class WebhookDelivery: Sendable {
     }
 
     private func deliver(_ notification: Notification, isDuplicate: Bool) async {
-        let status = await poster.post(notification.body)
+        let dropped = state.withLock { $0.drop.shouldDrop() }
+        let status = dropped ? nil : await poster.post(notification.body)
+        let result = switch status {
+        case nil: "NO_RESPONSE"
+        case .some(200...206): "SUCCESS"
+        default: "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
+        }
+        let attempt = Attempt(attemptDateMs: wallClock(), result: result)
         state.withLock { state in
             state.inFlight -= 1
+            state.attempts[notification.notificationUUID, default: []].append(attempt)
             state.log.append(Record(label: notification.label, notificationUUID: notification.notificationUUID,
-                                    isDuplicate: isDuplicate, httpStatus: status))
+                                    isDuplicate: isDuplicate, httpStatus: status, isDropped: dropped))
             if state.log.count > Self.logCapacity { state.log.removeFirst(state.log.count - Self.logCapacity) }
         }
     }

@@ -63,7 +63,7 @@ enum ES256 {
     }
 
     /// Re-encodes raw r||s as a DER ECDSA-Sig-Value.
-    private static func derSignature(_ raw: [UInt8]) throws(JWSError) -> [UInt8] {
+    static func derSignature(_ raw: [UInt8]) throws(JWSError) -> [UInt8] {
         let encoded: [UInt8]? = raw.withUnsafeBufferPointer { bytes in
             guard let base = bytes.baseAddress, let sig = ECDSA_SIG_new() else { return nil }
             defer { ECDSA_SIG_free(sig) }

@@ -23,6 +23,10 @@ enum ClientCommand {
           advance DURATION                      e.g. 7d, 2h, 90s
           receipt TX                            the customer's latest receipt and the chain
           clock | deliveries                    simulated time; recent webhook deliveries
+          drop-webhooks all|none|N              drop every webhook delivery, none, or every Nth
+          api-fault 429|5xx [--count N] [--retry-after 2s] [--error-code C]
+                                                the next N Server API requests answer this (count 0 disarms)
+          api-requests                          Server API requests served, by endpoint and status
 
         Time: the simulated clock starts at the real now and keeps pace with it; subscriptions
         renew by themselves when a period ends (checked on every request). renew, fail-billing,
@@ -113,6 +117,17 @@ enum ClientCommand {
                     "downgrade": options["downgrade"] != nil,
                 ]
             )
+        case "drop-webhooks":
+            guard positional.count == 1 else { return nil }
+            return ("POST", "/control/drop-webhooks", ["drop": positional[0]])
+        case "api-fault":
+            guard positional.count == 1 else { return nil }
+            var body: [String: Any] = ["status": positional[0], "count": options["count"] ?? "1"]
+            body["retry_after"] = options["retry-after"]
+            body["error_code"] = options["error-code"]
+            return ("POST", "/control/api-fault", body)
+        case "api-requests":
+            return positional.isEmpty ? ("GET", "/control/api-requests", [:]) : nil
         case "clock", "deliveries":
             return positional.isEmpty ? ("GET", "/control/\(command)", [:]) : nil
         default:

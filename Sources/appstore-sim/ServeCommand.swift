@@ -36,6 +36,20 @@ enum ServeCommand {
             FlagSpec("seed", value: "N", help: "seed for shuffling and duplicates (default: random)"),
             FlagSpec("period-scale", value: "X", default: "1",
                      help: "multiply named periods and durations (30d, --grace 16d) by this, e.g. 0.0001 for demos"),
+            FlagSpec(
+                "drop-webhooks", value: "WHICH", default: "none",
+                help: "drop webhook deliveries: none, all, or N (every Nth); also POST /control/drop-webhooks"),
+            FlagSpec(
+                "api-key-out", value: "PATH",
+                help: "write the Server API private key here (PEM PKCS#8 .p8), for entitlementd's --app-store-key"),
+            FlagSpec("api-key", value: "PATH", help: "load the Server API key pair from this .p8 (default: generate)"),
+            FlagSpec("api-key-id", value: "ID", default: "SIMKEY0001", help: "the key id the Server API's JWTs must name"),
+            FlagSpec(
+                "api-issuer-id", value: "UUID", default: "5a1e5a1e-0000-4000-8000-000000000001",
+                help: "the issuer id the Server API's JWTs must carry (iss)"),
+            FlagSpec(
+                "api-page-size", value: "N", default: "20",
+                help: "items per page of transaction and notification history (Apple: 20; small values exercise paging)"),
         ])
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -76,21 +90,29 @@ enum ServeCommand {
             guard let seed = UInt64(text) else { throw FlagError("--seed must be a whole number") }
             return seed
         } ?? UInt64.random(in: 0...UInt64.max)
+        guard let drop = WebhookDropPolicy(text: flags.string("drop-webhooks")!) else {
+            throw FlagError("--drop-webhooks must be none, all, or a whole number N (drop every Nth)")
+        }
+        guard let pageSize = Int(flags.string("api-page-size")!), (1...200).contains(pageSize) else {
+            throw FlagError("--api-page-size must be a whole number in 1...200")
+        }
         var delivery: WebhookDelivery?
         if let text = flags.string("webhook-url") {
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
                 throw FlagError("--webhook-url must be an http(s) URL")
             }
             delivery = WebhookDelivery(poster: URLSessionWebhookPoster(url: url),
-                                       planner: DeliveryPlanner(order: order, duplicateRate: rate), seed: seed)
+                                       planner: DeliveryPlanner(order: order, duplicateRate: rate), seed: seed,
+                                       drop: drop)
         }
         let wallClock: UnixClock = WallClock.unixMilliseconds
         let configuration = Simulation.Configuration(
             bundleID: flags.string("bundle-id")!, sharedSecret: flags.string("shared-secret"),
             firstTransactionID: Simulation.Configuration.idBase(startingAt: wallClock()))
+        let apiKey = try ServerAPIKeyFiles.key(flags, bundleID: configuration.bundleID)
         let simulator = try AppStoreSimulator.withOwnPKI(
             configuration: configuration, notifications: version, delivery: delivery, periodScale: scale,
-            wallClock: wallClock)
+            apiKey: apiKey, apiPageSize: pageSize, wallClock: wallClock)
         if let path = flags.string("root-ca-out") {
             do {
                 try simulator.rootCertificatePEM.write(toFile: path, atomically: true, encoding: .utf8)
@@ -106,7 +128,7 @@ enum ServeCommand {
         signals.start()
         let server = try HTTPServer(
             configuration: ServerConfiguration(host: String(listen[..<colon]), port: port, threads: 2),
-            service: simulator.router())
+            service: simulator.service())
         server.start()
         // One line, one write, unbuffered: scripts wait for it.
         FileHandle.standardOutput.write(Data("appstore-sim listening on \(server.boundAddress)\n".utf8))

@@ -14,6 +14,8 @@ final class RecordingWriter: HTTPResponseWriter {
 
     var status: Int? { response.withLock { $0?.status } }
 
+    func header(_ name: String) -> String? { response.withLock { $0?.headers[name] } }
+
     var json: [String: Any]? {
         guard let body = response.withLock({ $0?.body }) else { return nil }
         return (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
@@ -21,6 +23,10 @@ final class RecordingWriter: HTTPResponseWriter {
 }
 
 enum HTTPRequestFactory {
+    static func get(_ path: String, headers: HTTPHeaders = HTTPHeaders()) -> HTTPRequest {
+        HTTPRequest(version: .http1_1, method: "GET", path: path, headers: headers)
+    }
+
     static func post(_ path: String, _ body: [String: Any]) -> HTTPRequest {
         let data = (try? JSONSerialization.data(withJSONObject: body)) ?? Data()
         return HTTPRequest(version: .http1_1, method: "POST", path: path, body: Array(data))

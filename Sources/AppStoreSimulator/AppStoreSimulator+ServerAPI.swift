@@ -1,0 +1,116 @@
+import Entitlements
+import Foundation
+import HTTPCore
+import JWS
+
+extension AppStoreSimulator {
+    /// The four Server API endpoints the service uses, by the path after `/inApps/`.
+    enum ServerAPIEndpoint: String {
+        case history = "v2/history"
+        case subscriptions = "v1/subscriptions"
+        case transactions = "v1/transactions"
+        case notificationHistory = "v1/notifications/history"
+    }
+
+    /// Answers a Server API request, or returns false when `request` is not one: production
+    /// under `/inApps/`, sandbox under `/sandbox/inApps/` (the two base URLs of a client).
+    ///
+    /// Order as Apple's: route, then the JWT (401), then an armed fault (429/5xx), then the read.
+    func serveServerAPI(_ request: HTTPRequest, writer: any HTTPResponseWriter) -> Bool {
+        let path = request.pathWithoutQuery
+        let environment: Environment
+        let rest: Substring
+        if path.hasPrefix("/inApps/") {
+            (environment, rest) = (.production, path.dropFirst("/inApps/".count))
+        } else if path.hasPrefix("/sandbox/inApps/") {
+            (environment, rest) = (.sandbox, path.dropFirst("/sandbox/inApps/".count))
+        } else {
+            return false
+        }
+        let (endpoint, transactionID) = Self.route(rest)
+        guard let endpoint else {
+            writer.respond(.text(404, "not found\n"))
+            return true
+        }
+        let method = endpoint == .notificationHistory ? "POST" : "GET"
+        guard request.method == method else {
+            var response = HTTPResponse.text(405, "method not allowed\n")
+            response.headers.add(name: "allow", value: method)
+            writer.respond(response)
+            return true
+        }
+        let response = answerServerAPI(request, endpoint, transactionID, environment)
+        apiFaults.withLock {
+            $0.record("\(method) \(endpoint.rawValue) \(environment.appleName) \(response.status)")
+        }
+        writer.respond(response)
+        return true
+    }
+
+    private static func route(_ rest: Substring) -> (ServerAPIEndpoint?, String) {
+        if rest == ServerAPIEndpoint.notificationHistory.rawValue { return (.notificationHistory, "") }
+        for endpoint in [ServerAPIEndpoint.history, .subscriptions, .transactions] {
+            let prefix = endpoint.rawValue + "/"
+            if rest.hasPrefix(prefix), !rest.dropFirst(prefix.count).contains("/") {
+                return (endpoint, String(rest.dropFirst(prefix.count)))
+            }
+        }
+        return (nil, "")
+    }
+
+    private func answerServerAPI(
+        _ request: HTTPRequest, _ endpoint: ServerAPIEndpoint, _ transactionID: String, _ environment: Environment
+    ) -> HTTPResponse {
+        let nowMs = wallClock()
+        guard let apiKey else { return Self.unauthenticated("the simulator was started without a Server API key") }
+        if let reason = apiKey.rejection(authorization: request.headers["authorization"], nowMs: nowMs) {
+            return Self.unauthenticated(reason)
+        }
+        if let fault = apiFaults.withLock({ $0.take() }) {
+            var response = Self.apiJSON(fault.error.httpStatus, fault.error.jsonObject)
+            if let after = fault.retryAfterMs {
+                response.headers.add(name: "retry-after", value: String(nowMs + after))
+            }
+            return response
+        }
+        let query = Self.queryItems(request.path)
+        let answer: Result<[String: Any], ServerAPIErrorAnswer>
+        switch endpoint {
+        case .history: answer = historyAnswer(transactionID, environment, query)
+        case .subscriptions: answer = statusesAnswer(transactionID, environment, query)
+        case .transactions: answer = transactionAnswer(transactionID, environment)
+        case .notificationHistory: answer = notificationHistoryAnswer(request.body, environment, query)
+        }
+        switch answer {
+        case .success(let object): return Self.apiJSON(200, object)
+        case .failure(let error): return Self.apiJSON(error.httpStatus, error.jsonObject)
+        }
+    }
+
+    /// A 401 as Apple sends it, plus the reason in a header for whoever debugs the client.
+    static func unauthenticated(_ reason: String) -> HTTPResponse {
+        var response = HTTPResponse.text(401, "Unauthenticated\n")
+        response.headers.add(name: "x-appstore-sim-reason", value: reason)
+        return response
+    }
+
+    static func apiJSON(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return HTTPResponse(status: status, headers: ["content-type": "application/json"], body: Array(data))
+    }
+
+    static func queryItems(_ path: String) -> [URLQueryItem] {
+        guard let mark = path.firstIndex(of: "?") else { return [] }
+        var components = URLComponents()
+        components.percentEncodedQuery = String(path[path.index(after: mark)...])
+        return components.queryItems ?? []
+    }
+
+    /// The fields every answer about one app in one environment carries.
+    func appFields(_ environment: Environment) -> [String: Any] {
+        var fields: [String: Any] = ["bundleId": composer.bundleID, "environment": environment.appleName]
+        if environment == .production { fields["appAppleId"] = appAppleID }
+        return fields
+    }
+}

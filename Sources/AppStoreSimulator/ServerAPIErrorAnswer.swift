@@ -1,0 +1,50 @@
+/// An App Store Server API error answer: the HTTP status and Apple's JSON body
+/// `{"errorCode": N, "errorMessage": "..."}`, with Apple's codes and messages.
+///
+/// Clients branch on `errorCode` (4040010 means "ask the other environment", 4040002/4040004/
+/// 4040006/5000001 mean "retry"), so the simulator answers with exactly Apple's numbers.
+public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
+    public var httpStatus: Int
+    public var errorCode: Int
+    public var errorMessage: String
+
+    public init(httpStatus: Int, errorCode: Int, errorMessage: String) {
+        self.httpStatus = httpStatus
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+    }
+
+    public static let generalBadRequest = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_000, errorMessage: "Bad request.")
+    public static let invalidRequestRevision = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_005, errorMessage: "Invalid request revision.")
+    public static let invalidTransactionID = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_006, errorMessage: "Invalid transaction id.")
+    public static let startDateTooFarInPast = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_012,
+        errorMessage: "Invalid request. The start date is earlier than the allowed start date.")
+    public static let startDateAfterEndDate = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_013,
+        errorMessage: "Invalid request. The end date precedes the start date or the dates are the same.")
+    public static let invalidPaginationToken = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_014, errorMessage: "Invalid request. The pagination token is invalid.")
+    public static let invalidStartDate = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_015, errorMessage: "Invalid request. The start date is not valid.")
+    public static let invalidEndDate = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_016, errorMessage: "Invalid request. The end date is not valid.")
+    public static let invalidSort = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_021, errorMessage: "Invalid request. The sort parameter is invalid.")
+    public static let invalidStatus = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_031, errorMessage: "Invalid request. The status parameter is invalid.")
+    public static let transactionIDNotFound = ServerAPIErrorAnswer(
+        httpStatus: 404, errorCode: 4_040_010, errorMessage: "Transaction id not found.")
+    public static let rateLimitExceeded = ServerAPIErrorAnswer(
+        httpStatus: 429, errorCode: 4_290_000, errorMessage: "Rate limit exceeded.")
+    public static let generalInternal = ServerAPIErrorAnswer(
+        httpStatus: 500, errorCode: 5_000_000, errorMessage: "An unknown error occurred.")
+    public static let generalInternalRetryable = ServerAPIErrorAnswer(
+        httpStatus: 500, errorCode: 5_000_001, errorMessage: "An unknown error occurred. Please try again.")
+
+    /// The JSON body Apple sends with this status.
+    public var jsonObject: [String: Any] { ["errorCode": errorCode, "errorMessage": errorMessage] }
+}

@@ -1,0 +1,71 @@
+import AppStoreSimulator
+import Synchronization
+import XCTest
+
+/// Dropped deliveries: the policy as a table, and the sender never posting what it drops
+/// while the notification history still holds it.
+final class WebhookDropTests: XCTestCase {
+    private typealias F = SimulationFixture
+
+    func testPolicyTable() {
+        let cases: [(String, [Bool]?)] = [
+            ("none", [false, false, false, false]),
+            ("all", [true, true, true, true]),
+            ("1", [true, true, true, true]),
+            ("2", [false, true, false, true]),
+            ("3", [false, false, true, false]),
+            ("0", [false, false, false, false]),
+            ("-1", nil), ("some", nil), ("", nil),
+        ]
+        for (text, expected) in cases {
+            guard var policy = WebhookDropPolicy(text: text) else {
+                XCTAssertNil(expected, text)
+                continue
+            }
+            XCTAssertEqual((0..<4).map { _ in policy.shouldDrop() }, expected, text)
+        }
+    }
+
+    func testDroppedDeliveriesAreNeverPostedButStayInTheHistory() async throws {
+        let poster = CountingPoster()
+        let delivery = WebhookDelivery(
+            poster: poster, planner: DeliveryPlanner(order: .inOrder, duplicateRate: 0), seed: 1,
+            drop: WebhookDropPolicy(text: "2")!)
+        let api = try ServerAPIFixture(pageSize: 20, delivery: delivery)
+        let id = try api.purchase(user: "alice")
+        try api.control("auto-renew", ["original_transaction_id": id, "enabled": false])
+        try api.control("auto-renew", ["original_transaction_id": id, "enabled": true])
+        try api.control("drop-webhooks", ["drop": "all"])
+        try api.control("refund", ["transaction_id": id])
+        for _ in 0..<500 where delivery.pending > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(delivery.pending, 0)
+        XCTAssertEqual(poster.count, 2, "the 2nd of three was dropped, and the refund after 'all'")
+        let dropped = delivery.recentDeliveries.filter(\.isDropped).map(\.label)
+        XCTAssertEqual(dropped, ["DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "REFUND"])
+
+        let history = try XCTUnwrap(try api.call(
+            "POST", "/inApps/v1/notifications/history",
+            body: ["startDate": F.start - F.day, "endDate": F.start + 1]).json)
+        XCTAssertEqual((history["notificationHistory"] as? [Any])?.count, 4)
+        let failures = try XCTUnwrap(try api.call(
+            "POST", "/inApps/v1/notifications/history",
+            body: ["startDate": F.start - F.day, "endDate": F.start + 1, "onlyFailures": true]).json)
+        let entries = try XCTUnwrap(failures["notificationHistory"] as? [[String: Any]])
+        XCTAssertEqual(entries.count, 2)
+        let types = try entries.map { try api.payload(try XCTUnwrap($0["signedPayload"] as? String)) }
+            .map { $0["notificationType"] as? String }
+        XCTAssertEqual(types, ["DID_CHANGE_RENEWAL_STATUS", "REFUND"])
+        let attempts = entries.compactMap { ($0["sendAttempts"] as? [[String: Any]])?.first?["sendAttemptResult"] }
+        XCTAssertEqual(attempts as? [String], ["NO_RESPONSE", "NO_RESPONSE"])
+    }
+}
+
+private final class CountingPoster: WebhookPoster {
+    private let posts = Mutex(0)
+    var count: Int { posts.withLock { $0 } }
+
+    func post(_ body: [UInt8]) async -> Int? {
+        posts.withLock { $0 += 1 }
+        return 200
+    }
+}
