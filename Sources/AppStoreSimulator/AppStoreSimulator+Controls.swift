@@ -49,7 +49,9 @@ extension AppStoreSimulator {
                 var error: ServerAPIErrorAnswer = status == 429 ? .rateLimitExceeded : .generalInternal
                 error.httpStatus = status
                 if let code = try fields.string("error_code") {
-                    guard let parsed = Int(code) else { throw SimulatorError(.invalidArgument, "error_code is a number") }
+                    guard let parsed = Int(code) else {
+                        throw SimulatorError(.invalidArgument, "error_code is a number")
+                    }
                     error.errorCode = parsed
                 }
                 let retryAfter = try fields.durationMs("retry_after") ?? (status == 429 ? 1000 : nil)

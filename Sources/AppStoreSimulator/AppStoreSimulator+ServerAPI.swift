@@ -95,7 +95,8 @@ extension AppStoreSimulator {
     }
 
     static func apiJSON(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: options))
             ?? Data("{}".utf8)
         return HTTPResponse(status: status, headers: ["content-type": "application/json"], body: Array(data))
     }

@@ -63,12 +63,15 @@ extension Simulation {
                                 currentProductID: chain.productID))
         }
         return groups.keys.sorted().map { group in
-            (group, groups[group]!.sorted { $0.transaction.originalTransactionID < $1.transaction.originalTransactionID })
+            let chains = groups[group]!
+            return (group, chains.sorted { $0.transaction.originalTransactionID < $1.transaction.originalTransactionID })
         }
     }
 
     /// `GET /inApps/v1/transactions/{transactionId}`: the transaction as it stands now.
-    public func transactionInfo(transactionID: String, environment: Environment) throws(ServerAPIErrorAnswer) -> Transaction {
+    public func transactionInfo(
+        transactionID: String, environment: Environment
+    ) throws(ServerAPIErrorAnswer) -> Transaction {
         _ = try account(holding: transactionID, in: environment)
         guard let found = transaction(transactionID) else { throw .transactionIDNotFound }
         return found

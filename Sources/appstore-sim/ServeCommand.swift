@@ -43,13 +43,14 @@ enum ServeCommand {
                 "api-key-out", value: "PATH",
                 help: "write the Server API private key here (PEM PKCS#8 .p8), for entitlementd's --app-store-key"),
             FlagSpec("api-key", value: "PATH", help: "load the Server API key pair from this .p8 (default: generate)"),
-            FlagSpec("api-key-id", value: "ID", default: "SIMKEY0001", help: "the key id the Server API's JWTs must name"),
+            FlagSpec(
+                "api-key-id", value: "ID", default: "SIMKEY0001", help: "the key id the Server API's JWTs must name"),
             FlagSpec(
                 "api-issuer-id", value: "UUID", default: "5a1e5a1e-0000-4000-8000-000000000001",
                 help: "the issuer id the Server API's JWTs must carry (iss)"),
             FlagSpec(
                 "api-page-size", value: "N", default: "20",
-                help: "items per page of transaction and notification history (Apple: 20; small values exercise paging)"),
+                help: "items per page of transaction and notification history (Apple: 20; small values page more)"),
         ])
 
     static func run(_ arguments: [String]) -> Int32 {
