@@ -64,7 +64,8 @@ extension Simulation {
         }
         return groups.keys.sorted().map { group in
             let chains = groups[group]!
-            return (group, chains.sorted { $0.transaction.originalTransactionID < $1.transaction.originalTransactionID })
+            return (group, chains.sorted { $0.transaction.originalTransactionID < $1.transaction.originalTransactionID }
+            )
         }
     }
 

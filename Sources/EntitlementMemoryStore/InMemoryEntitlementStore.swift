@@ -16,6 +16,7 @@ import Synchronization
 /// write changes nothing, like the SQLite store's per-write savepoint.
 public final class InMemoryEntitlementStore: EntitlementRepository {
     private let state = Mutex(StoredFacts())
+    let reconciledThrough = Mutex<[Environment: Int64]>([:])
     private let transferPolicy: TransferPolicy
     private let clock: @Sendable () -> Int64
 

@@ -1,7 +1,8 @@
 import EntitlementPorts
 import SQLite
 
-/// A seam for tests that provoke storage faults; internal, so no binary can reach it.
+/// A seam for tests that provoke storage faults, and for the reconciliation watermark
+/// (EntitlementStore+Reconciliation); internal, so no binary can reach it directly.
 extension EntitlementStore {
     /// Runs `body` on the writer thread, between batches, with the writer's own connection.
     ///

@@ -129,5 +129,13 @@ enum Schema {
                 reversed_at_ms INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
+        // Reconciliation with Apple's notification history resumes from here after a restart
+        // (issue 11): one watermark per environment, in Unix ms.
+        Migration("create_reconciliation_watermarks", sql: """
+            CREATE TABLE reconciliation_watermarks (
+                environment TEXT PRIMARY KEY,
+                reconciled_through_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ])
 }
