@@ -140,7 +140,8 @@ public final class NotificationReconciler: Sendable {
             }
             guard page.hasMore else { return }
             guard let next = page.paginationToken, !next.isEmpty else {
-                throw ReconciliationError(message: "Apple's notification history said hasMore without a paginationToken")
+                throw ReconciliationError(
+                    message: "Apple's notification history said hasMore without a paginationToken")
             }
             token = next
         } while true

@@ -87,8 +87,10 @@ final class NotificationReconcilerTests: XCTestCase {
         let s = try setup(pageSize: 1, clock: { clock.withLock { $0 } })
         try await s.store.recordReconciled(.sandbox, through: Harness.now - Self.day)
         _ = try await s.harness.receipt("alice", [N.subscription("1", chain: "1")])
-        s.history.hold(try s.harness.notifications.v2("uuid-a", "DID_RENEW", transaction: N.subscription("2", chain: "1")))
-        s.history.hold(try s.harness.notifications.v2("uuid-b", "DID_RENEW", transaction: N.subscription("3", chain: "1")))
+        for (uuid, id) in [("uuid-a", "2"), ("uuid-b", "3")] {
+            let renewal = N.subscription(id, chain: "1")
+            s.history.hold(try s.harness.notifications.v2(uuid, "DID_RENEW", transaction: renewal))
+        }
         // Page 1 arrives and is applied; page 2 fails (the client gave up after its retries).
         s.history.fail(.sandbox, request: 2, with: ServerAPIError(.unavailable, "Apple answered 503; retry later"))
         let report = try await s.reconciler.reconcile()
