@@ -9,15 +9,15 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 4)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 5)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 4)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 5)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
         XCTAssertEqual(names, ["chains", "history_events", "pending_events", "processed_sources",
-                               "refund_reversals", "renewal_infos", "schema_migrations", "transactions",
-                               "users"])
+                               "reconciliation_watermarks", "refund_reversals", "renewal_infos", "schema_migrations",
+                               "transactions", "users"])
     }
 
     func testReopenKeepsEverything() async throws {
@@ -62,7 +62,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 4)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 5)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -75,7 +75,7 @@ final class MigrationTests: StoreTestCase {
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
         XCTAssertEqual(error?.message, "database schema version 7 is newer than this entitlementd "
-                       + "knows (4): upgrade entitlementd or point --database elsewhere")
+                       + "knows (5): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {
