@@ -27,6 +27,8 @@ final class Daemon {
     let transferPolicy: TransferPolicy
     let verifierConfiguration: ReceiptVerifier.Configuration
     let verifyCacheTTLMs: Int64?
+    /// --change-retention; nil keeps every change.
+    let changeRetentionMs: Int64?
     let jwsVerifier: JWSVerifier
     let extraServices: [ExtraService]
     /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
@@ -55,6 +57,7 @@ final class Daemon {
         verifierConfiguration = try Daemon.verifierConfiguration(flags)
         jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
         verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map(\.inMilliseconds)
+        changeRetentionMs = try Daemon.changeRetentionMs(flags)
         if let path = flags.string("auth-tokens-file") {
             let tokens = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
             // Likely a file not filled in yet; serving would refuse every call, so say so now.
@@ -122,9 +125,11 @@ final class Daemon {
         let store: EntitlementStore
         do {
             let serviceMetrics = self.serviceMetrics
-            store = try EntitlementStore(path: flags.string("database")!, configuration: .init(
+            var configuration = EntitlementStore.Configuration(
                 transferPolicy: transferPolicy,
-                onCommit: { size, seconds in serviceMetrics.storeCommitted(batchSize: size, seconds: seconds) }))
+                onCommit: { size, seconds in serviceMetrics.storeCommitted(batchSize: size, seconds: seconds) })
+            configureChangeLog(&configuration)
+            store = try EntitlementStore(path: flags.string("database")!, configuration: configuration)
         } catch {
             logger.error("cannot open the database", [("path", flags.string("database")!), ("error", "\(error)")])
             return 1

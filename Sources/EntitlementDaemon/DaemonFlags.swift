@@ -69,6 +69,9 @@ enum DaemonFlags {
             FlagSpec("shutdown-grace-period", value: "DURATION", default: "10s",
                      help: "how long SIGTERM waits for in-flight requests"),
             FlagSpec("log-level", value: "LEVEL", default: "info", help: "debug, info, warning or error"),
+            FlagSpec("change-retention", value: "DURATION", default: "30d",
+                     help: "keep entitlement changes this long for watchers and webhooks to resume from "
+                         + "(at least 1m), or off to keep them all"),
             FlagSpec("log-format", value: "FORMAT", default: "text", help: "text or json"),
         ],
         refusesEmptyValues: true)

@@ -15,26 +15,63 @@ import Synchronization
 /// One lock around plain dictionaries: a write validates first and then mutates, so a refused
 /// write changes nothing, like the SQLite store's per-write savepoint.
 public final class InMemoryEntitlementStore: EntitlementRepository {
-    private let state = Mutex(StoredFacts())
+    let state = Mutex(StoredFacts())
     let reconciledThrough = Mutex<[Environment: Int64]>([:])
     private let transferPolicy: TransferPolicy
-    private let clock: @Sendable () -> Int64
+    let clock: @Sendable () -> Int64
+    let catalog: Catalog
+    /// This log's random id, the prefix of its change ids.
+    let changeLogID: String
+    let changeObservers = Mutex<[@Sendable (Int64) -> Void]>([])
 
-    /// `clock` gives Unix milliseconds: when a chain changed owner (the transfer event's date).
-    public init(transferPolicy: TransferPolicy = .transfer, clock: @escaping @Sendable () -> Int64) {
+    /// `clock` gives Unix milliseconds: when a chain changed owner (the transfer event's date),
+    /// when a change occurred. `catalog` is the one CheckEntitlement answers with, so the change
+    /// log records the entitlements it would answer.
+    public init(transferPolicy: TransferPolicy = .transfer, catalog: Catalog = .empty,
+                clock: @escaping @Sendable () -> Int64) {
         self.transferPolicy = transferPolicy
+        self.catalog = catalog
         self.clock = clock
+        changeLogID = String(UInt64.random(in: 0...UInt64.max), radix: 16)
     }
 
     public func write(_ write: FactsWrite) async throws -> WriteOutcome {
-        let now = clock()
-        return try state.withLock { facts in
-            try facts.record(write, transferPolicy: transferPolicy, now: now)
+        try applyWithChanges { facts, now in
+            let previousOwners = (write.transactions.map(\.originalTransactionID)
+                + write.renewalInfos.map(\.originalTransactionID)).compactMap { facts.chains[$0]?.ownerID }
+            let outcome = try facts.record(write, transferPolicy: transferPolicy, now: now)
+            return (outcome, [write.userID] + previousOwners)
         }
     }
 
     public func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome {
-        try state.withLock { facts in try facts.apply(notification) }
+        try applyWithChanges { facts, _ in
+            let outcome = try facts.apply(notification)
+            return (outcome, outcome.ownerUserIDs)
+        }
+    }
+
+    /// Runs a write as the SQLite writer does: the changes time alone made by now first, then
+    /// the write, then the changes it made to the users it returns, all under the one lock; the
+    /// observers hear of new changes after it is released.
+    private func applyWithChanges<Outcome>(
+        _ body: (inout StoredFacts, Int64) throws -> (Outcome, [String])
+    ) throws -> Outcome {
+        let now = clock()
+        let (result, latest) = state.withLock { facts -> (Result<Outcome, any Error>, Int64?) in
+            let before = facts.changeLog.latestSequence
+            _ = facts.recordDueChanges(now: now, catalog: catalog, logID: changeLogID)
+            facts.changeLog.eventsOfThisWrite = []
+            let result = Result { try body(&facts, now) }
+            if case let .success((_, users)) = result {
+                _ = facts.recordChanges(of: users, now: now, catalog: catalog, logID: changeLogID)
+            }
+            facts.changeLog.eventsOfThisWrite = []
+            let latest = facts.changeLog.latestSequence
+            return (result.map(\.0), latest > before ? latest : nil)
+        }
+        if let latest { notifyChangesCommitted(latest) }
+        return try result.get()
     }
 
     public func facts(userID: String) throws -> UserFacts {

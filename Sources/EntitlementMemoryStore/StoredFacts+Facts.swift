@@ -47,6 +47,7 @@ extension StoredFacts {
         guard historyOwnerOfEvent[event.eventID] == nil else { return false }
         historyOwnerOfEvent[event.eventID] = userID
         history[userID, default: [:]][event.eventID] = event
+        changeLog.eventsOfThisWrite.append((userID, event))
         return true
     }
 

@@ -39,6 +39,9 @@ struct StoredFacts: Sendable {
     var historyOwnerOfEvent: [String: String] = [:]
     /// Events of chains no user owns yet, by event id.
     var pendingEvents: [String: HistoryEvent] = [:]
+    /// The change log (oldest first), what was last announced per user and chain, and the
+    /// history events the write being applied added (see StoredFacts+Changes.swift).
+    var changeLog = ChangeLogState()
 
     /// Everything stored about `userID`: empty for an unknown user.
     func facts(of userID: String) -> UserFacts {

@@ -39,6 +39,14 @@ public final class EntitlementStore: EntitlementRepository {
         /// Told after each committed batch: how many writes it carried and how long
         /// BEGIN..COMMIT took (fsync included). For metrics; runs on the writer thread.
         public var onCommit: (@Sendable (_ batchSize: Int, _ seconds: Double) -> Void)?
+        /// The catalog CheckEntitlement answers with: the change log records the entitlements
+        /// it would answer (product types, entitlement ids, non-renewing durations).
+        public var catalog: Catalog = .empty
+        /// How long a change stays in the change log before the background prune deletes it;
+        /// `nil` keeps every change (--change-retention).
+        public var changeRetentionMs: Int64? = 30 * 86_400_000
+        /// Metrics hooks of the change log.
+        public var changeLogReporting = ChangeLogReporting()
 
         public init(
             transferPolicy: TransferPolicy = .transfer, factsCacheCapacity: Int = 100_000,
@@ -62,10 +70,13 @@ public final class EntitlementStore: EntitlementRepository {
     public let path: String
     let queue = WriteQueue()
     private let cache: FactsCache
-    private let readers: ReaderPool
+    let readers: ReaderPool
     private let statisticsCounter = Locked(StoreStatistics())
     private let writer: Writer
     private let writerStarted = Atomic<Bool>(false)
+    /// This database's change log id (the prefix of its change ids).
+    let changeLogID: String
+    let changeObservers: Locked<[@Sendable (Int64) -> Void]>
 
     public convenience init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
         try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))
@@ -82,8 +93,18 @@ public final class EntitlementStore: EntitlementRepository {
         readers = ReaderPool(path: path, configuration: configuration)
         let recorder = FactsRecorder(db: db, transferPolicy: configuration.transferPolicy,
                                      clock: configuration.clock)
-        writer = Writer(db: db, recorder: recorder, queue: queue, cache: cache, readers: readers,
-                        statistics: statisticsCounter,
+        let changes: ChangeRecorder
+        do {
+            changes = try ChangeRecorder(db: db, catalog: configuration.catalog)
+        } catch {
+            throw StoreError.storage(error, "reading the change log id")
+        }
+        changeLogID = changes.logID
+        let changeLog = ChangeLogSettings(clock: configuration.clock, retentionMs: configuration.changeRetentionMs,
+                                          reporting: configuration.changeLogReporting)
+        changeObservers = changeLog.observers
+        writer = Writer(db: db, recorder: recorder, changes: changes, changeLog: changeLog, queue: queue,
+                        cache: cache, readers: readers, statistics: statisticsCounter,
                         maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit)
     }
 

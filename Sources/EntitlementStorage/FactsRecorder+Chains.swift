@@ -61,6 +61,10 @@ extension FactsRecorder {
 
     /// Moves the chain's waiting events into `userRow`'s history; returns how many it added.
     func adoptPendingEvents(chainRow: Int64, userRow: Int64) throws -> Int {
+        let waiting = try db.prepare("SELECT \(HistoryEvent.selectColumns) FROM pending_events h WHERE chain_rowid = ?")
+        waiting.bind(chainRow, at: 1)
+        while try waiting.step() { addedEvents.append((userRow, HistoryEvent(row: waiting))) }
+        waiting.reset()
         let adopt = try db.prepare("""
             INSERT INTO history_events (
                 event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,

@@ -123,7 +123,9 @@ extension FactsRecorder {
             """)
         Self.bind(event, owner: userRow, to: insert)
         try insert.execute()
-        return db.changes > 0
+        guard db.changes > 0 else { return false }
+        addedEvents.append((userRow, event))
+        return true
     }
 
     /// Binds an event row's eleven columns, in the order both event tables declare them; the

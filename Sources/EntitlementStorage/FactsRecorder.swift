@@ -13,6 +13,9 @@ final class FactsRecorder {
     let db: Connection
     let clock: UnixClock
     private let transferPolicy: TransferPolicy
+    /// History events added to users' histories (by user row) since the change recorder last
+    /// took them: what a change names as its cause (``ChangeCause``).
+    var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
 
     init(db: Connection, transferPolicy: TransferPolicy, clock: @escaping UnixClock) {
         self.db = db

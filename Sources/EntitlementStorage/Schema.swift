@@ -137,5 +137,57 @@ enum Schema {
                 reconciled_through_ms INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
+        // Issue 12's change log, written in the writer's transaction with the facts that cause
+        // each change. AUTOINCREMENT: a sequence is never reused, even after pruning empties the
+        // table (plain rowids restart at max+1, and a consumer's cursor would then skip changes).
+        // entitlement_heads is what was last announced per user and chain plus the next instant
+        // time alone changes it (indexed: the due timer reads only the earliest). The log id
+        // (random, per database) prefixes change ids so a recreated database never repeats one.
+        Migration("entitlement_change_log", sql: """
+            CREATE TABLE entitlement_changes (
+                sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                user_rowid INTEGER NOT NULL REFERENCES users(id),
+                occurred_at_ms INTEGER NOT NULL,
+                previous_state TEXT,
+                cause_event_id TEXT NOT NULL,
+                product_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                state TEXT NOT NULL,
+                purchased_at_ms INTEGER NOT NULL,
+                expires_at_ms INTEGER NOT NULL,
+                grace_period_expires_at_ms INTEGER NOT NULL,
+                will_auto_renew INTEGER NOT NULL,
+                is_trial_period INTEGER NOT NULL,
+                is_in_intro_offer_period INTEGER NOT NULL,
+                product_type TEXT NOT NULL,
+                subscription_group_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                latest_transaction_id TEXT NOT NULL,
+                entitlement_id TEXT NOT NULL
+            );
+            CREATE INDEX entitlement_changes_by_user ON entitlement_changes(user_rowid, sequence);
+            CREATE TABLE entitlement_heads (
+                user_rowid INTEGER NOT NULL REFERENCES users(id),
+                next_due_ms INTEGER,
+                product_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                state TEXT NOT NULL,
+                purchased_at_ms INTEGER NOT NULL,
+                expires_at_ms INTEGER NOT NULL,
+                grace_period_expires_at_ms INTEGER NOT NULL,
+                will_auto_renew INTEGER NOT NULL,
+                is_trial_period INTEGER NOT NULL,
+                is_in_intro_offer_period INTEGER NOT NULL,
+                product_type TEXT NOT NULL,
+                subscription_group_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                latest_transaction_id TEXT NOT NULL,
+                entitlement_id TEXT NOT NULL,
+                PRIMARY KEY (user_rowid, original_transaction_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX entitlement_heads_by_due ON entitlement_heads(next_due_ms) WHERE next_due_ms IS NOT NULL;
+            CREATE TABLE change_log_identity (log_id TEXT NOT NULL);
+            INSERT INTO change_log_identity (log_id) VALUES (lower(hex(randomblob(8))));
+            """),
     ])
 }

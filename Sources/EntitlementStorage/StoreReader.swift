@@ -8,18 +8,18 @@ import SQLite
 /// happens-before edge between successive users. Every query resets its statement before
 /// returning, ending its read transaction so the next query sees the newest commit.
 final class StoreReader: @unchecked Sendable {
-    private let db: Connection
+    let db: Connection
     // Held, not looked up: the facts read is the hot path, and a cache lookup would hash the SQL.
     private let findUser: Statement
     private let userTransactions: Statement
     private let userRenewalInfos: Statement
 
     private static let findUserSQL = "SELECT id FROM users WHERE user_id = ?"
-    private static let userTransactionsSQL = """
+    static let userTransactionsSQL = """
         SELECT \(Transaction.selectColumns)
         FROM chains c JOIN transactions t ON t.chain_rowid = c.id WHERE c.user_rowid = ?
         """
-    private static let userRenewalInfosSQL = """
+    static let userRenewalInfosSQL = """
         SELECT \(RenewalInfo.selectColumns)
         FROM chains c JOIN renewal_infos r ON r.chain_rowid = c.id WHERE c.user_rowid = ?
         """

@@ -11,6 +11,10 @@ enum WriteJob: Sendable {
     /// Runs on the writer thread between batches with the writer's connection (fault tests via
     /// ``EntitlementStore/withWriterConnection(_:)``, and the reconciliation watermark).
     case withConnection(@Sendable (Connection) throws -> Void, CheckedContinuation<Void, any Error>)
+    /// Writes the time-driven changes due by now (``EntitlementStore/recordDueChanges()``).
+    case dueChanges(CheckedContinuation<Int, any Error>)
+    /// Prunes old changes (``EntitlementStore/pruneChanges(occurredBefore:limit:)``).
+    case pruneChanges(cutoffMs: Int64, limit: Int, CheckedContinuation<Int, any Error>)
 }
 
 /// The hand-off between callers (any thread) and the writer thread.
@@ -34,10 +38,19 @@ final class WriteQueue: @unchecked Sendable {
         }
     }
 
-    /// Blocks until work is queued; returns up to `limit` jobs in arrival order, or `nil` once
-    /// the queue is closed and drained.
-    func take(limit: Int) -> [WriteJob]? {
+    /// Blocks until work is queued or, with `waitingAtMostMs`, that long has passed; returns up
+    /// to `limit` jobs in arrival order (none when the wait ran out: the writer's timer), or
+    /// `nil` once the queue is closed and drained.
+    func take(limit: Int, waitingAtMostMs: Int64? = nil) -> [WriteJob]? {
         lock.withLock {
+            if let waitingAtMostMs {
+                let deadline = ContinuousClock.now + .milliseconds(waitingAtMostMs)
+                while jobs.isEmpty && !isClosed {
+                    let left = ContinuousClock.now.duration(to: deadline)
+                    guard left > .zero else { return [] }
+                    _ = lock.wait(milliseconds: max(1, left.inMilliseconds))
+                }
+            }
             while jobs.isEmpty && !isClosed { lock.wait() }
             if jobs.isEmpty { return nil }
             if jobs.count <= limit {

@@ -22,8 +22,10 @@ import ServiceRuntime
 /// invalidated for affected users after COMMIT and before any caller is resumed, which is what
 /// makes an acknowledged write visible to reads; a failed batch changes nothing a reader sees.
 final class Writer: @unchecked Sendable {
-    private let db: Connection
+    let db: Connection
     private let recorder: FactsRecorder
+    let changes: ChangeRecorder
+    let changeLog: ChangeLogSettings
     private let queue: WriteQueue
     private let cache: FactsCache
     private let readers: ReaderPool
@@ -31,13 +33,23 @@ final class Writer: @unchecked Sendable {
     private let maxBatchSize: Int
     private let onCommit: (@Sendable (Int, Double) -> Void)?
     private static let seedChunkSize = 20_000
+    /// Changes appended in the open transaction by cause label, for the metrics after COMMIT.
+    var appendedChanges: [String: Int] = [:]
+    /// The due pass's lag in the open transaction, reported after COMMIT.
+    var pendingDueLagSeconds: Double?
+    /// The earliest due instant of any head, refreshed after every commit: the timer's alarm.
+    var nextDueMs: Int64?
+    /// When the background prune runs next (monotonic); it also wakes the writer.
+    var nextPruneAt = ContinuousClock.now
 
-    init(db: Connection, recorder: FactsRecorder, queue: WriteQueue, cache: FactsCache,
-         readers: ReaderPool, statistics: Locked<StoreStatistics>, maxBatchSize: Int,
-         onCommit: (@Sendable (Int, Double) -> Void)? = nil) {
+    init(db: Connection, recorder: FactsRecorder, changes: ChangeRecorder, changeLog: ChangeLogSettings,
+         queue: WriteQueue, cache: FactsCache, readers: ReaderPool, statistics: Locked<StoreStatistics>,
+         maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil) {
         self.onCommit = onCommit
         self.db = db
         self.recorder = recorder
+        self.changes = changes
+        self.changeLog = changeLog
         self.queue = queue
         self.cache = cache
         self.readers = readers
@@ -47,7 +59,8 @@ final class Writer: @unchecked Sendable {
 
     /// Runs until the queue is closed and drained, then closes every connection.
     func run() {
-        while let jobs = queue.take(limit: maxBatchSize) {
+        refreshNextDue()
+        while let jobs = queue.take(limit: maxBatchSize, waitingAtMostMs: millisecondsUntilTimedWork()) {
             var batch: [WriteJob] = []
             for job in jobs {
                 switch job {
@@ -59,11 +72,20 @@ final class Writer: @unchecked Sendable {
                     commit(batch)
                     batch.removeAll()
                     continuation.resume(with: Result { try body(db) })
+                case let .dueChanges(continuation):
+                    commit(batch)
+                    batch.removeAll()
+                    continuation.resume(with: Result { try commitDueChanges() })
+                case let .pruneChanges(cutoffMs, limit, continuation):
+                    commit(batch)
+                    batch.removeAll()
+                    continuation.resume(with: Result { try pruneChanges(occurredBefore: cutoffMs, limit: limit) })
                 case .write, .notification:
                     batch.append(job)
                 }
             }
             commit(batch)
+            runTimedWork()
         }
         readers.close()
         cache.invalidateAll()
@@ -84,8 +106,12 @@ final class Writer: @unchecked Sendable {
         var applied = 0
         var committed = false
         let started = ContinuousClock.now
+        appendedChanges = [:]
+        pendingDueLagSeconds = nil
         do {
             try db.transaction(.immediate) {
+                // Time first: a change that was due before these facts arrived is not theirs.
+                try recordDueChanges()
                 answers = try batch.map { job in
                     var affected = Set<String>()
                     let answer = try record(job, affectedUsers: &affected)
@@ -116,7 +142,15 @@ final class Writer: @unchecked Sendable {
             }
         }
         cache.invalidate(affectedUsers)
+        if committed { changesCommitted() }
         for answer in answers { answer() }
+    }
+
+    /// The changes the job just recorded made, derived in its savepoint so they commit or
+    /// roll back with it.
+    private func recordChanges(of users: Set<String>) throws -> Int {
+        defer { recorder.addedEvents = [] }
+        return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents)
     }
 
     /// Records one job in its own savepoint; returns whether it succeeded and how to answer it.
@@ -125,16 +159,27 @@ final class Writer: @unchecked Sendable {
     /// ``abortsBatch(_:)``.
     private func record(_ job: WriteJob, affectedUsers: inout Set<String>) throws
         -> (succeeded: Bool, resume: () -> Void) {
+        recorder.addedEvents = []
         switch job {
         case let .write(write, continuation):
-            return try answer(continuation, failing: "recording facts") {
-                try recorder.record(write, affectedUsers: &affectedUsers)
+            var appended = 0
+            let answer = try answer(continuation, failing: "recording facts") {
+                let outcome = try recorder.record(write, affectedUsers: &affectedUsers)
+                appended = try recordChanges(of: affectedUsers)
+                return outcome
             }
+            if answer.succeeded { appendedChanges[write.source.rawValue, default: 0] += appended }
+            return answer
         case let .notification(notification, continuation):
-            return try answer(continuation, failing: "recording a notification") {
-                try recorder.apply(notification, affectedUsers: &affectedUsers)
+            var appended = 0
+            let answer = try answer(continuation, failing: "recording a notification") {
+                let outcome = try recorder.apply(notification, affectedUsers: &affectedUsers)
+                appended = try recordChanges(of: affectedUsers)
+                return outcome
             }
-        case .seed, .withConnection:
+            if answer.succeeded { appendedChanges[notification.source.rawValue, default: 0] += appended }
+            return answer
+        case .seed, .withConnection, .dueChanges, .pruneChanges:
             preconditionFailure("run() runs seeds and connection jobs on their own, never in a batch")
         }
     }
@@ -174,10 +219,15 @@ final class Writer: @unchecked Sendable {
         case let .notification(_, continuation): continuation.resume(throwing: error)
         case let .seed(_, continuation): continuation.resume(throwing: error)
         case let .withConnection(_, continuation): continuation.resume(throwing: error)
+        case let .dueChanges(continuation): continuation.resume(throwing: error)
+        case let .pruneChanges(_, _, continuation): continuation.resume(throwing: error)
         }
     }
 
     /// Bulk load: big transactions, no per-write savepoints; a failure fails the rest.
+    ///
+    /// Seeded facts derive no changes (a bulk import is not news to consumers); a seeded user's
+    /// chains first appear in the change log with their next fact.
     ///
     /// Chunks already committed stay (each chunk is atomic, the whole seed is not).
     private func seed(_ writes: [FactsWrite]) throws {
@@ -190,6 +240,7 @@ final class Writer: @unchecked Sendable {
                     var ignored = Set<String>()
                     for write in writes[start..<end] {
                         _ = try recorder.record(write, affectedUsers: &ignored)
+                        recorder.addedEvents = []
                     }
                 }
             } catch {

@@ -32,6 +32,18 @@ public final class ConditionLock: @unchecked Sendable {
         pthread_cond_wait(condition, mutex)
     }
 
+    /// Sleeps until signalled or until `milliseconds` have passed (by the realtime clock, the
+    /// condition variable's); `false` on timeout. Call only while holding the lock. Like
+    /// ``wait()`` it may wake early: callers recheck their condition and their deadline.
+    public func wait(milliseconds: Int64) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanoseconds = Int64(deadline.tv_nsec) + (milliseconds % 1_000) * 1_000_000
+        deadline.tv_sec += Int(milliseconds / 1_000 + nanoseconds / 1_000_000_000)
+        deadline.tv_nsec = Int(nanoseconds % 1_000_000_000)
+        return pthread_cond_timedwait(condition, mutex, &deadline) == 0
+    }
+
     /// Wakes one thread sleeping in ``wait()``.
     @inlinable public func signal() {
         pthread_cond_signal(condition)

@@ -65,7 +65,7 @@ public struct ParsedFlags: Sendable {
     }
 
     static func parseDuration(_ text: String) -> Duration? {
-        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000)]
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
         for (suffix, milliseconds) in units where text.hasSuffix(suffix) {
             let number = text.dropLast(suffix.count)
             if suffix == "s" && number.hasSuffix("m") { continue }

@@ -1,0 +1,128 @@
+import EntitlementPorts
+import SQLite
+import ServiceRuntime
+
+/// What the writer needs to keep the change log: its clock, retention, observers and reports.
+struct ChangeLogSettings: Sendable {
+    var clock: UnixClock
+    /// How long a change stays in the log; `nil` keeps every change.
+    var retentionMs: Int64?
+    let observers = Locked<[@Sendable (Int64) -> Void]>([])
+    var reporting: ChangeLogReporting
+}
+
+/// The writer's timer: time-driven changes at their instant, and pruning in the background.
+///
+/// One timer for every chain, not a scan of users: the writer knows the earliest due instant
+/// of any head (``nextDueMs``, one step down a partial index after each commit) and waits for
+/// work at most until then (``WriteQueue/take(limit:waitingAtMostMs:)``). Every batch also
+/// consumes what is due before its facts, so a change that was due is never attributed to the
+/// fact that arrives after it. On startup the first wait is zero: instants passed while the
+/// server was down are caught up at once, each dated at its own instant.
+extension Writer {
+    /// Heads consumed per transaction at most, so a catch-up after long downtime never holds
+    /// the writer for long; the rest follows in the next transactions, writes in between.
+    static let duePerTransaction = 2_000
+    /// Changes deleted per prune transaction: small enough never to stall the writer.
+    static let pruneChunk = 1_000
+    /// How often the background prune looks for changes past retention.
+    static let pruneInterval = Duration.seconds(60)
+    /// The longest the writer sleeps without looking at the clock again (clock jumps, tests).
+    static let maxTimerWaitMs: Int64 = 60_000
+
+    /// How long the writer may wait for jobs before its timed work is due.
+    func millisecondsUntilTimedWork() -> Int64 {
+        var wait = Self.maxTimerWaitMs
+        if let nextDueMs { wait = min(wait, max(0, nextDueMs - changeLog.clock())) }
+        if changeLog.retentionMs != nil {
+            wait = min(wait, max(0, ContinuousClock.now.duration(to: nextPruneAt).inMillisecondsRoundedUp))
+        }
+        return wait
+    }
+
+    /// Runs what the clock says is due: the due changes, then one prune chunk. A failure (disk
+    /// full) is retried on the next wake-up, a second later at the earliest.
+    func runTimedWork() {
+        if let nextDueMs, nextDueMs <= changeLog.clock() {
+            do {
+                _ = try commitDueChanges()
+            } catch {
+                self.nextDueMs = changeLog.clock() + 1_000
+            }
+        }
+        if let retentionMs = changeLog.retentionMs, ContinuousClock.now >= nextPruneAt {
+            do {
+                let pruned = try pruneChanges(occurredBefore: changeLog.clock() - retentionMs, limit: Self.pruneChunk)
+                // A full chunk means more is waiting: the next one runs after the queued writes.
+                nextPruneAt = ContinuousClock.now + (pruned == Self.pruneChunk ? .zero : Self.pruneInterval)
+            } catch {
+                nextPruneAt = ContinuousClock.now + .seconds(1)
+            }
+        }
+    }
+
+    /// Appends the changes due by now inside the open transaction (at the start of every
+    /// batch and in ``commitDueChanges()``); the cached ``nextDueMs`` spares the probe when
+    /// nothing is due.
+    func recordDueChanges() throws {
+        let now = changeLog.clock()
+        guard let nextDueMs, nextDueMs <= now else { return }
+        let due = try changes.recordDueChanges(nowMs: now, limit: Self.duePerTransaction)
+        appendedChanges["time", default: 0] += due.appended
+        if due.headsDue > 0 { pendingDueLagSeconds = Double(due.lagMs) / 1_000 }
+    }
+
+    /// One transaction of due changes alone (the timer, or ``EntitlementStore/recordDueChanges()``).
+    func commitDueChanges() throws -> Int {
+        db.rollbackIgnoringErrors()
+        appendedChanges = [:]
+        pendingDueLagSeconds = nil
+        do {
+            try db.transaction(.immediate) { try recordDueChanges() }
+        } catch {
+            throw StoreError.storage(error, "recording time-driven changes")
+        }
+        let appended = appendedChanges["time"] ?? 0
+        changesCommitted()
+        return appended
+    }
+
+    /// One transaction deleting up to `limit` changes that occurred before `cutoffMs`.
+    func pruneChanges(occurredBefore cutoffMs: Int64, limit: Int) throws -> Int {
+        db.rollbackIgnoringErrors()
+        let pruned: Int
+        do {
+            pruned = try db.transaction(.immediate) {
+                try changes.pruneChanges(occurredBefore: cutoffMs, limit: limit)
+            }
+        } catch {
+            throw StoreError.storage(error, "pruning the change log")
+        }
+        if pruned > 0 { changeLog.reporting.pruned?(pruned) }
+        return pruned
+    }
+
+    /// After a commit: report what it appended, wake the log's observers with the newest
+    /// sequence, and re-arm the timer (the commit may have moved any head).
+    func changesCommitted() {
+        if let lag = pendingDueLagSeconds { changeLog.reporting.dueLag?(lag) }
+        pendingDueLagSeconds = nil
+        let appended = appendedChanges.filter { $0.value > 0 }
+        appendedChanges = [:]
+        refreshNextDue()
+        guard !appended.isEmpty else { return }
+        if let report = changeLog.reporting.appended {
+            for (cause, count) in appended { report(cause, count) }
+        }
+        guard let latest = try? changes.latestSequence() else { return }
+        for observer in changeLog.observers.withLock({ $0 }) { observer(latest) }
+    }
+
+    func refreshNextDue() {
+        do {
+            nextDueMs = try changes.nextDueInstant()
+        } catch {
+            nextDueMs = changeLog.clock() + 1_000  // look again in a second
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import EntitlementMemoryStore
+import EntitlementPorts
+import EntitlementStorage
+import Entitlements
+import Foundation
+import Synchronization
+
+/// A repository with its change log, as the contract's change-log tests need it.
+typealias ChangeLoggingRepository = any EntitlementRepository & EntitlementChangeLog & EntitlementChangeUpkeep
+
+extension Backend {
+    /// Like ``withRepository(policy:clock:_:)``, with the change log's sides visible; the
+    /// SQLite store's own background prune is off, so only the test prunes.
+    func withChangeLog(
+        policy: TransferPolicy = .transfer, clock: ManualClock, _ body: (ChangeLoggingRepository) async throws -> Void
+    ) async throws {
+        switch self {
+        case .sqlite:
+            let directory = NSTemporaryDirectory() + "entitlement-contract-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var configuration = EntitlementStore.Configuration(
+                transferPolicy: policy, factsCacheCapacity: 128, clock: clock.read)
+            configuration.changeRetentionMs = nil
+            let store = try EntitlementStore(path: directory + "/entitlements.sqlite", configuration: configuration)
+            store.start()
+            do {
+                try await body(store)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        case .memory:
+            try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: clock.read))
+        }
+    }
+}
+
+/// A clock the test sets: time-driven changes are tested without sleeping.
+final class ManualClock: Sendable {
+    private let ms: Mutex<Int64>
+
+    init(_ ms: Int64) { self.ms = Mutex(ms) }
+
+    var read: @Sendable () -> Int64 { { [self] in ms.withLock { $0 } } }
+
+    func set(_ value: Int64) { ms.withLock { $0 = value } }
+}
+
+/// Collects what `onChangesCommitted` reports.
+final class CommittedSequences: Sendable {
+    private let seen = Mutex<[Int64]>([])
+    var values: [Int64] { seen.withLock { $0 } }
+    func record(_ sequence: Int64) { seen.withLock { $0.append(sequence) } }
+}

@@ -1,0 +1,143 @@
+import EntitlementPorts
+import EntitlementStorage
+import Entitlements
+import Foundation
+import ServiceRuntime
+import Synchronization
+import XCTest
+
+/// The SQLite store's own due timer: time-driven changes with no call from anyone, at their
+/// instant while serving, and caught up after a restart, durably through the writer.
+final class ChangeTimerTests: StoreTestCase {
+    private static let purchasedAt: Int64 = 1_700_000_000_000
+    private static let expiresAt = purchasedAt + 2_592_000_000
+
+    /// Sequences the store reports committed, with the wall-clock ms each report arrived at.
+    private final class Reports: Sendable {
+        private let seen = Mutex<[(sequence: Int64, atMs: Int64)]>([])
+        func record(_ sequence: Int64) { seen.withLock { $0.append((sequence, WallClock.unixMilliseconds())) } }
+        var values: [(sequence: Int64, atMs: Int64)] { seen.withLock { $0 } }
+    }
+
+    private func open(
+        clock: @escaping UnixClock, reports: ChangeLogReporting = ChangeLogReporting(),
+        retentionMs: Int64? = nil
+    ) throws -> EntitlementStore {
+        var configuration = EntitlementStore.Configuration(clock: clock)
+        configuration.changeLogReporting = reports
+        configuration.changeRetentionMs = retentionMs
+        let store = try EntitlementStore(path: databasePath, configuration: configuration)
+        store.start()
+        return store
+    }
+
+    /// Polls (generously: the machine may be loaded) until `condition` holds.
+    private func waitUntil(seconds: Double = 20, _ condition: () throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try !condition() {
+            guard Date() < deadline else { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func testAnExpiryIsWrittenAtItsInstantWithoutAnyCall() async throws {
+        let lags = Mutex<[Double]>([])
+        let store = try open(
+            clock: WallClock.unixMilliseconds,
+            reports: ChangeLogReporting(dueLag: { lag in lags.withLock { $0.append(lag) } }))
+        let reports = Reports()
+        store.onChangesCommitted { reports.record($0) }
+        let now = WallClock.unixMilliseconds()
+        let expiry = now + 1_500
+        _ = try await store.write(
+            Fixture.receipt(
+                "alice",
+                [
+                    Transaction(
+                        transactionID: "1", originalTransactionID: "1", productID: "com.example.monthly",
+                        purchaseDateMs: now - 1_000,
+                        expiresDateMs: expiry, declaredProductType: .autoRenewable)
+                ]))
+        XCTAssertEqual(try store.nextDueInstant(), expiry)
+
+        try await waitUntil { try store.changes(after: 1, userID: nil, limit: 10).count == 1 }
+        let expired = try XCTUnwrap(try store.changes(after: 1, userID: nil, limit: 10).first)
+        XCTAssertEqual(expired.entitlement.state, .expired)
+        XCTAssertEqual(expired.previousState, .active)
+        XCTAssertEqual(expired.occurredAtMs, expiry, "dated at the instant, not when written")
+        XCTAssertEqual(expired.causeEventID, "")
+        let committedAt = try XCTUnwrap(reports.values.first { $0.sequence == 2 }?.atMs)
+        // Within 1 s of the instant is the goal; the bound is wide because CI machines stall.
+        XCTAssertLessThan(committedAt - expiry, 5_000, "written \(committedAt - expiry) ms after the instant")
+        XCTAssertGreaterThanOrEqual(committedAt, expiry, "never before its instant")
+        XCTAssertEqual(lags.withLock { $0.count }, 1)
+        XCTAssertNil(try store.nextDueInstant())
+        await store.close()
+    }
+
+    func testInstantsPassedWhileDownAreCaughtUpAtStartupAtTheirInstants() async throws {
+        let clockMs = Mutex<Int64>(Self.purchasedAt + 1_000)
+        let clock: UnixClock = { clockMs.withLock { $0 } }
+        var store = try open(clock: clock)
+        let renewal = RenewalInfo(
+            originalTransactionID: "1", autoRenewStatus: true, isInBillingRetryPeriod: true,
+            gracePeriodExpiresDateMs: Self.expiresAt + 86_400_000,
+            signedDateMs: Self.purchasedAt)
+        _ = try await store.write(
+            Fixture.receipt("alice", [Fixture.subscription("1", chain: "1")], renewals: [renewal]))
+        await store.close()
+
+        clockMs.withLock { $0 = Self.expiresAt + 10 * 86_400_000 }
+        store = try open(clock: clock)
+        try await waitUntil { try store.changes(after: 0, userID: nil, limit: 10).count == 3 }
+        let changes = try store.changes(after: 0, userID: nil, limit: 10)
+        XCTAssertEqual(changes.map(\.entitlement.state), [.active, .gracePeriod, .billingRetry])
+        XCTAssertEqual(
+            changes.map(\.occurredAtMs),
+            [Self.purchasedAt + 1_000, Self.expiresAt, Self.expiresAt + 86_400_000])
+        await store.close()
+    }
+
+    func testAFactThatMakesTheInstantMootMovesIt() async throws {
+        let now = WallClock.unixMilliseconds()
+        let store = try open(clock: WallClock.unixMilliseconds)
+        let first = Transaction(
+            transactionID: "1", originalTransactionID: "1", productID: "p", purchaseDateMs: now - 1_000,
+            expiresDateMs: now + 1_000, declaredProductType: .autoRenewable)
+        var renewed = first
+        renewed.transactionID = "2"
+        renewed.purchaseDateMs = now
+        renewed.expiresDateMs = now + 3_600_000
+        _ = try await store.write(Fixture.receipt("alice", [first]))
+        _ = try await store.write(Fixture.receipt("alice", [renewed]))
+        XCTAssertEqual(try store.nextDueInstant(), now + 3_600_000)
+        try await Task.sleep(for: .milliseconds(1_500))
+        XCTAssertEqual(
+            try store.changes(after: 0, userID: nil, limit: 10).map(\.entitlement.state), [.active],
+            "the renewal made the first expiry moot: no change at it")
+        await store.close()
+    }
+
+    func testTheBackgroundPruneKeepsOnlyTheRetentionWindow() async throws {
+        let clockMs = Mutex<Int64>(Self.purchasedAt)
+        let clock: UnixClock = { clockMs.withLock { $0 } }
+        let pruned = Mutex(0)
+        var store = try open(clock: clock)
+        for index in 1...5 {
+            clockMs.withLock { $0 = Self.purchasedAt + Int64(index) * 86_400_000 }
+            _ = try await store.write(
+                Fixture.receipt("u\(index)", [Fixture.subscription("\(index)", chain: "\(index)")]))
+        }
+        await store.close()
+        // Reopened with 2.5 days of retention at day 5: days 1 and 2 go, by the writer alone.
+        store = try open(
+            clock: clock, reports: ChangeLogReporting(pruned: { count in pruned.withLock { $0 += count } }),
+            retentionMs: 2 * 86_400_000 + 43_200_000)
+        try await waitUntil { try store.changeLogBounds().oldestRetained == 3 }
+        XCTAssertEqual(try store.changeLogBounds().oldestRetained, 3)
+        XCTAssertEqual(try store.changeLogBounds().latest, 5)
+        XCTAssertEqual(pruned.withLock { $0 }, 2)
+        XCTAssertEqual(try store.changes(after: 0, userID: nil, limit: 10).map(\.sequence), [3, 4, 5])
+        await store.close()
+    }
+}
