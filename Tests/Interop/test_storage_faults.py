@@ -112,6 +112,17 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_when_space_returns(
     assert len(acknowledged) >= 3, "256 KiB should hold a few writes before the disk is full"
     assert refused.code() == grpc.StatusCode.UNAVAILABLE, refused
     assert refused.details() == "storage is unavailable; retry later", "no SQL, paths or SQLite text for callers"
+    # The refused transaction leaves the WAL frames it did write for the next one to reuse, so a
+    # smaller write may still fit there: fill that slack with one-transaction writes as well.
+    for n in range(2000):
+        facts = {"transactions": [{"transaction_id": f"{8_000_000 + n}", "original_transaction_id": f"{8_000_000 + n}",
+                                   "product_id": "pro.monthly", "purchase_date_ms": base, "expires_date_ms": base + 30 * DAY_MS}]}
+        try:
+            testing.Seed(pb.testing.SeedRequest(user_id=f"slack-{n}", facts_json=json.dumps(facts)), timeout=10)
+        except grpc.RpcError as error:
+            assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+            break
+        acknowledged.append(f"slack-{n}")
 
     # Every kind of write is refused while full; the first acknowledged ones were not lost.
     bob = "3200000000000000"
