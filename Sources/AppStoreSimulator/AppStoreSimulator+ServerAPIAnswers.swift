@@ -83,7 +83,9 @@ extension AppStoreSimulator {
         guard let end = (fields["endDate"] as? NSNumber)?.int64Value else { return .failure(.invalidEndDate) }
         let onlyFailures = fields["onlyFailures"] as? Bool ?? false
         let token = query.last { $0.name == "paginationToken" }?.value
-        let nowMs = (try? read { $0.nowMs }) ?? wallClock()
+        // Real time passes first (what fell due is sent and recorded); dates are wall-clock.
+        _ = try? read { _ in () }
+        let nowMs = wallClock()
         let delivery = self.delivery
         let attempts = { (uuid: String) in delivery?.attempts(notificationUUID: uuid) ?? [] }
         let pageSize = apiPageSize

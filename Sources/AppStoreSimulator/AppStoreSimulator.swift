@@ -83,11 +83,12 @@ public final class AppStoreSimulator: Sendable {
     private func submit(_ events: [SimulatedEvent]) {
         guard !events.isEmpty else { return }
         var batch: [WebhookDelivery.Notification] = []
+        let sentAt = wallClock()
         for event in events {
             guard let signedPayload = try? composer.signedPayload(event) else { continue }
             history.withLock {
                 $0.append(.init(notificationUUID: event.notificationUUID, environment: event.environment,
-                                signedDateMs: event.signedDateMs, signedPayload: signedPayload))
+                                sentAtMs: sentAt, signedPayload: signedPayload))
             }
             guard delivery != nil else { continue }
             let body = composer.version == .v2

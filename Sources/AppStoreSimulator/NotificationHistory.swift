@@ -1,23 +1,26 @@
 import Entitlements
 
 /// Every V2 notification the simulator produced, whether or not the webhook got it, as
-/// `POST /inApps/v1/notifications/history` serves them: per environment, by `signedDate`.
+/// `POST /inApps/v1/notifications/history` serves them: per environment, by when it was sent.
 ///
-/// Append-only and already in time order (simulated time never goes backwards), so a
-/// pagination token is simply the position where the next page's scan resumes; it stays valid
-/// while later notifications are appended.
+/// Sent means the real wall clock at which the simulator handed it to the webhook, not its
+/// `signedDate`: that follows the simulated clock, which `advance` and `renew` move months
+/// ahead, while a client asks for "what was sent between my watermark and now" in real time.
+/// Append-only and already in send order, so a pagination token is simply the position where
+/// the next page's scan resumes; it stays valid while later notifications are appended.
 public struct NotificationHistory: Sendable {
     public struct Entry: Sendable, Hashable {
         public var notificationUUID: String
         public var environment: Environment
-        public var signedDateMs: Int64
+        /// Wall-clock Unix ms when it was sent (or would have been, without a webhook).
+        public var sentAtMs: Int64
         /// The V2 JWS, the same bytes the webhook got (or would have got).
         public var signedPayload: String
 
-        public init(notificationUUID: String, environment: Environment, signedDateMs: Int64, signedPayload: String) {
+        public init(notificationUUID: String, environment: Environment, sentAtMs: Int64, signedPayload: String) {
             self.notificationUUID = notificationUUID
             self.environment = environment
-            self.signedDateMs = signedDateMs
+            self.sentAtMs = sentAtMs
             self.signedPayload = signedPayload
         }
     }
@@ -42,7 +45,7 @@ public struct NotificationHistory: Sendable {
 
     public func count(in environment: Environment) -> Int { entries[environment]?.count ?? 0 }
 
-    /// The notifications of `environment` signed in `startMs..<endMs` that `include` keeps,
+    /// The notifications of `environment` sent in `startMs..<endMs` that `include` keeps,
     /// from `paginationToken` on, at most `pageSize`; Apple's 400s for bad dates and tokens.
     public func page(
         environment: Environment, startMs: Int64, endMs: Int64, paginationToken: String?, pageSize: Int,
@@ -61,7 +64,7 @@ public struct NotificationHistory: Sendable {
             position = parsed
         }
         func matches(_ entry: Entry) -> Bool {
-            entry.signedDateMs >= startMs && entry.signedDateMs < endMs && include(entry)
+            entry.sentAtMs >= startMs && entry.sentAtMs < endMs && include(entry)
         }
         var found: [Entry] = []
         while position < all.count, found.count < max(pageSize, 1) {
