@@ -17,6 +17,11 @@ extension AppStoreSimulator {
         let now = wallClock()
         let authority = try SigningAuthority(notBeforeMs: now - certificateValidityBeforeMs,
                                              notAfterMs: now + certificateValidityAfterMs)
+        // Receipts become real App Store receipts: PKCS#7 SignedData by the same PKI.
+        var configuration = configuration
+        if configuration.receiptSealer == nil {
+            configuration.receiptSealer = { content in try? authority.signPKCS7(content) }
+        }
         let composer = NotificationComposer(
             version: notifications, bundleID: configuration.bundleID, bundleVersion: configuration.bundleVersion,
             sharedSecret: configuration.sharedSecret, signer: authority.signer)

@@ -28,6 +28,9 @@ public struct Simulation: Sendable {
         public var firstTransactionID: Int64
         /// The app's Apple id: production Server API answers carry it (`appAppleId`), sandbox ones do not.
         public var appAppleID: Int64
+        /// Wraps a receipt's DER content (``AppReceiptPayload``) as PKCS#7 SignedData, so receipts
+        /// are real App Store receipts a client can read locally; nil keeps them opaque tokens.
+        public var receiptSealer: (@Sendable ([UInt8]) -> [UInt8]?)?
 
         public init(bundleID: String, sharedSecret: String?, bundleVersion: String = "1",
                     subscriptionGroupIdentifier: String = "20000001",
@@ -125,8 +128,15 @@ public struct Simulation: Sendable {
         var bytes = [UInt8](repeating: 0, count: 48)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = generator.next() }
-        let token = Data(bytes).base64EncodedString()
-        let ids = accounts[accountID]?.transactions.map(\.transactionID) ?? []
+        let inApp = accounts[accountID]?.transactions ?? []
+        // The random nonce (Apple's opaque value) keeps every receipt's bytes distinct.
+        let sealed = configuration.receiptSealer.flatMap { seal in
+            seal(AppReceiptPayload.encode(
+                bundleID: configuration.bundleID, bundleVersion: configuration.bundleVersion, createdAtMs: unixMs,
+                inApp: inApp, nonce: Array(bytes.prefix(20))))
+        }
+        let token = Data(sealed ?? bytes).base64EncodedString()
+        let ids = inApp.map(\.transactionID)
         receipts[token] = IssuedReceipt(accountID: accountID, inAppTransactionIDs: ids, createdAtMs: unixMs)
         accounts[accountID]?.latestReceipt = token
         return token

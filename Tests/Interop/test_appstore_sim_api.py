@@ -72,3 +72,30 @@ def test_armed_faults_answer_429_then_5xx_and_are_counted(sim):
     tally = sim.get("/control/api-requests")
     assert tally["requests"]["GET v1/transactions Production 500"] == 2
     assert tally["total"] == 4
+
+
+def test_receipts_are_pkcs7_app_receipts_holding_the_transaction_ids(sim, tmp_path):
+    """The receipt a purchase returns is PKCS#7 SignedData (openssl verifies its signature
+    against the certificates it carries) whose content is Apple's attribute SET: type 17 per
+    in-app purchase, with 1703 transaction_id and 1705 original_transaction_id."""
+    import base64
+    import shutil
+    import subprocess
+    if not shutil.which("openssl"):
+        pytest.skip("the openssl CLI is needed to read PKCS#7")
+    first = sim.control("purchase", {"product_id": "pro.monthly", "user_token": "alice"})
+    renewed = sim.control("renew", {"original_transaction_id": first["transaction_id"]})
+    receipt = tmp_path / "receipt.der"
+    receipt.write_bytes(base64.b64decode(renewed["receipt_data"]))
+    content = tmp_path / "content.der"
+    verified = subprocess.run(["openssl", "cms", "-verify", "-noverify", "-inform", "DER", "-in", str(receipt),
+                               "-out", str(content)], capture_output=True, text=True)
+    assert verified.returncode == 0, verified.stderr
+    dump = subprocess.run(["openssl", "asn1parse", "-inform", "DER", "-in", str(content), "-dump"],
+                          capture_output=True, text=True, check=True).stdout
+    raw = content.read_bytes()
+    for transaction_id in (first["transaction_id"], renewed["transaction_id"]):
+        assert transaction_id.encode() in raw, dump
+    assert raw.count(b"\x02\x02\x06\xa7") == 2, "one 1703 (transaction_id) per in-app purchase"
+    assert raw.count(b"\x02\x02\x06\xa9") == 2, "one 1705 (original_transaction_id) per in-app purchase"
+    assert raw.count(first["transaction_id"].encode()) == 3, "1703 and 1705 of the first, 1705 of the renewal"
