@@ -189,5 +189,17 @@ enum Schema {
             CREATE TABLE change_log_identity (log_id TEXT NOT NULL);
             INSERT INTO change_log_identity (log_id) VALUES (lower(hex(randomblob(8))));
             """),
+        // Users who existed before the change log have no heads: without a baseline their
+        // expiries would never be due and their next fact would announce every chain as new.
+        // The writer gives users up to pending_through heads (announcing nothing) in chunks,
+        // advancing done_through in the same transaction, so it resumes after a restart.
+        Migration("entitlement_heads_baseline", sql: """
+            CREATE TABLE entitlement_heads_baseline (
+                done_through_user_rowid INTEGER NOT NULL,
+                pending_through_user_rowid INTEGER NOT NULL
+            );
+            INSERT INTO entitlement_heads_baseline (done_through_user_rowid, pending_through_user_rowid)
+                SELECT 0, COALESCE(MAX(id), 0) FROM users;
+            """),
     ])
 }

@@ -30,9 +30,15 @@ extension Writer {
     /// The longest the writer sleeps without looking at the clock again (clock jumps, tests).
     static let maxTimerWaitMs: Int64 = 60_000
 
+    /// Pre-existing users given heads per transaction by the baseline pass.
+    static let baselineChunk = 500
+
     /// How long the writer may wait for jobs before its timed work is due.
     func millisecondsUntilTimedWork() -> Int64 {
         var wait = Self.maxTimerWaitMs
+        if let baselineDueAt {
+            wait = min(wait, max(0, ContinuousClock.now.duration(to: baselineDueAt).inMillisecondsRoundedUp))
+        }
         if let nextDueMs { wait = min(wait, max(0, nextDueMs - changeLog.clock())) }
         if changeLog.retentionMs != nil {
             wait = min(wait, max(0, ContinuousClock.now.duration(to: nextPruneAt).inMillisecondsRoundedUp))
@@ -43,6 +49,7 @@ extension Writer {
     /// Runs what the clock says is due: the due changes, then one prune chunk. A failure (disk
     /// full) is retried on the next wake-up, a second later at the earliest.
     func runTimedWork() {
+        if let baselineDueAt, ContinuousClock.now >= baselineDueAt { recordBaselineChunk() }
         if let nextDueMs, nextDueMs <= changeLog.clock() {
             do {
                 _ = try commitDueChanges()
@@ -58,6 +65,22 @@ extension Writer {
             } catch {
                 nextPruneAt = ContinuousClock.now + .seconds(1)
             }
+        }
+    }
+
+    /// One transaction of the baseline for users who predate the change log; a failure is
+    /// retried on the next wake-up.
+    private func recordBaselineChunk() {
+        db.rollbackIgnoringErrors()
+        do {
+            let more = try db.transaction(.immediate) {
+                try changes.recordBaseline(nowMs: changeLog.clock(), limit: Self.baselineChunk)
+            }
+            // Writes queued meanwhile go first: the next chunk follows them.
+            baselineDueAt = more ? ContinuousClock.now : nil
+            refreshNextDue()
+        } catch {
+            baselineDueAt = ContinuousClock.now + .seconds(1)
         }
     }
 

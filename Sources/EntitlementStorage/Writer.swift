@@ -41,6 +41,9 @@ final class Writer: @unchecked Sendable {
     var nextDueMs: Int64?
     /// When the background prune runs next (monotonic); it also wakes the writer.
     var nextPruneAt = ContinuousClock.now
+    /// When the next chunk of the baseline for users who predate the change log runs
+    /// (``ChangeRecorder/recordBaseline(nowMs:limit:)``); `nil` once none remain.
+    var baselineDueAt: ContinuousClock.Instant? = ContinuousClock.now
 
     init(db: Connection, recorder: FactsRecorder, changes: ChangeRecorder, changeLog: ChangeLogSettings,
          queue: WriteQueue, cache: FactsCache, readers: ReaderPool, statistics: Locked<StoreStatistics>,

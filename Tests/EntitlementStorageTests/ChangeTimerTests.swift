@@ -141,3 +141,32 @@ final class ChangeTimerTests: StoreTestCase {
         await store.close()
     }
 }
+
+/// Users who predate the change log get heads by themselves, announcing nothing.
+final class ChangeBaselineTests: StoreTestCase {
+    func testUsersFromBeforeTheChangeLogGetHeadsSoTheirExpiriesAreDue() async throws {
+        try Version3Database.create(at: databasePath)
+        // Alice's period (1700000000000 + 30 days) is running at this clock.
+        let clockMs = Mutex<Int64>(1_700_000_000_000 + 86_400_000)
+        var configuration = EntitlementStore.Configuration(clock: { clockMs.withLock { $0 } })
+        configuration.changeRetentionMs = nil
+        let store = try EntitlementStore(path: databasePath, configuration: configuration)
+        store.start()
+        let deadline = Date().addingTimeInterval(20)
+        while try store.nextDueInstant() == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        XCTAssertEqual(try store.nextDueInstant(), 1_702_592_000_000, "alice's expiry is due")
+        XCTAssertEqual(try store.changes(after: 0, userID: nil, limit: 10), [], "the baseline announces nothing")
+
+        // Her next fact announces only what it changes: nothing for a renewal-info update.
+        _ = try await store.write(Fixture.receipt("alice", [], renewals: [RenewalInfo(
+            originalTransactionID: "1000", autoRenewStatus: false, signedDateMs: 10)]))
+        XCTAssertEqual(try store.changes(after: 0, userID: nil, limit: 10), [])
+        clockMs.withLock { $0 = 1_702_592_000_000 + 1 }
+        let written = try await store.recordDueChanges()
+        XCTAssertEqual(written, 1)
+        let expired = try store.changes(after: 0, userID: "alice", limit: 10)
+        XCTAssertEqual(expired.map(\.previousState), [.active])
+        XCTAssertEqual(expired.map(\.entitlement.state), [.expired])
+        await store.close()
+    }
+}
