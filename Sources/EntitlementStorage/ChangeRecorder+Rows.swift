@@ -3,18 +3,18 @@ import SQLite
 
 /// The row-level statements of ``ChangeRecorder``.
 extension ChangeRecorder {
-    private static let headsSQL = "SELECT \(Entitlement.columnNames) FROM entitlement_heads WHERE user_rowid = ?"
+    fileprivate static let headsSQL = "SELECT \(Entitlement.columnNames) FROM entitlement_heads WHERE user_rowid = ?"
     private static let earliestDueSQL = """
         SELECT user_rowid, next_due_ms, \(Entitlement.columnNames) FROM entitlement_heads
         WHERE next_due_ms IS NOT NULL AND next_due_ms <= ?
         ORDER BY next_due_ms, user_rowid, original_transaction_id LIMIT 1
         """
-    private static let appendSQL = """
+    fileprivate static let appendSQL = """
         INSERT INTO entitlement_changes (user_rowid, occurred_at_ms, previous_state, cause_event_id,
             \(Entitlement.columnNames))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    private static let putHeadSQL = """
+    fileprivate static let putHeadSQL = """
         INSERT OR REPLACE INTO entitlement_heads (user_rowid, next_due_ms, \(Entitlement.columnNames))
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
@@ -23,8 +23,22 @@ extension ChangeRecorder {
         ORDER BY occurred_at_ms DESC, event_id DESC LIMIT 1
         """
 
+    /// Prepared once per connection (see ``ChangeRecorder/statements``).
+    struct Statements {
+        let findUser, transactions, renewals, heads, append, putHead: Statement
+
+        init(_ db: Connection) throws {
+            findUser = try db.prepare("SELECT id FROM users WHERE user_id = ?")
+            transactions = try db.prepare(StoreReader.userTransactionsSQL)
+            renewals = try db.prepare(StoreReader.userRenewalInfosSQL)
+            heads = try db.prepare(ChangeRecorder.headsSQL)
+            append = try db.prepare(ChangeRecorder.appendSQL)
+            putHead = try db.prepare(ChangeRecorder.putHeadSQL)
+        }
+    }
+
     func userRow(_ userID: String) throws -> Int64? {
-        let find = try db.prepare("SELECT id FROM users WHERE user_id = ?")
+        let find = statements.findUser
         find.bind(userID, at: 1)
         defer { find.reset() }
         return try find.step() ? find.int64(at: 0) : nil
@@ -33,11 +47,11 @@ extension ChangeRecorder {
     /// The user's facts as the writer's open transaction sees them (the read path's queries).
     func facts(userRow: Int64) throws -> UserFacts {
         var facts = UserFacts()
-        let transactions = try db.prepare(StoreReader.userTransactionsSQL)
+        let transactions = statements.transactions
         transactions.bind(userRow, at: 1)
         defer { transactions.reset() }
         while try transactions.step() { facts.transactions.append(Transaction(row: transactions)) }
-        let renewals = try db.prepare(StoreReader.userRenewalInfosSQL)
+        let renewals = statements.renewals
         renewals.bind(userRow, at: 1)
         defer { renewals.reset() }
         while try renewals.step() {
@@ -48,7 +62,7 @@ extension ChangeRecorder {
     }
 
     func heads(userRow: Int64) throws -> [Entitlement] {
-        let select = try db.prepare(Self.headsSQL)
+        let select = statements.heads
         select.bind(userRow, at: 1)
         defer { select.reset() }
         var heads: [Entitlement] = []
@@ -65,7 +79,7 @@ extension ChangeRecorder {
     }
 
     func append(_ transition: EntitlementTransition, userRow: Int64, at occurredAtMs: Int64, cause: String) throws {
-        let insert = try db.prepare(Self.appendSQL)
+        let insert = statements.append
         insert.bind(userRow, at: 1)
         insert.bind(occurredAtMs, at: 2)
         insert.bind(transition.previousState?.rawValue, at: 3)
@@ -95,7 +109,7 @@ extension ChangeRecorder {
     }
 
     private func putHead(_ entitlement: Entitlement, userRow: Int64, nextDueMs: Int64?) throws {
-        let put = try db.prepare(Self.putHeadSQL)
+        let put = statements.putHead
         put.bind(userRow, at: 1)
         put.bind(nextDueMs, at: 2)
         entitlement.bind(to: put, from: 3)

@@ -47,6 +47,10 @@ public final class EntitlementStore: EntitlementRepository {
         public var changeRetentionMs: Int64? = 30 * 86_400_000
         /// Metrics hooks of the change log.
         public var changeLogReporting = ChangeLogReporting()
+        /// Whether the writer wakes by itself at each due instant to write time-driven changes.
+        /// Tests that move an injected clock and call ``EntitlementStore/recordDueChanges()``
+        /// turn it off so the writer never races them; every batch still writes what is due first.
+        public var dueTimer = true
 
         public init(
             transferPolicy: TransferPolicy = .transfer, factsCacheCapacity: Int = 100_000,
@@ -101,7 +105,7 @@ public final class EntitlementStore: EntitlementRepository {
         }
         changeLogID = changes.logID
         let changeLog = ChangeLogSettings(clock: configuration.clock, retentionMs: configuration.changeRetentionMs,
-                                          reporting: configuration.changeLogReporting)
+                                          dueTimer: configuration.dueTimer, reporting: configuration.changeLogReporting)
         changeObservers = changeLog.observers
         writer = Writer(db: db, recorder: recorder, changes: changes, changeLog: changeLog, queue: queue,
                         cache: cache, readers: readers, statistics: statisticsCounter,

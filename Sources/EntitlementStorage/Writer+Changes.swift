@@ -7,6 +7,8 @@ struct ChangeLogSettings: Sendable {
     var clock: UnixClock
     /// How long a change stays in the log; `nil` keeps every change.
     var retentionMs: Int64?
+    /// Whether the writer wakes by itself at due instants (see ``EntitlementStore/Configuration/dueTimer``).
+    var dueTimer: Bool
     let observers = Locked<[@Sendable (Int64) -> Void]>([])
     var reporting: ChangeLogReporting
 }
@@ -39,7 +41,7 @@ extension Writer {
         if let baselineDueAt {
             wait = min(wait, max(0, ContinuousClock.now.duration(to: baselineDueAt).inMillisecondsRoundedUp))
         }
-        if let nextDueMs { wait = min(wait, max(0, nextDueMs - changeLog.clock())) }
+        if changeLog.dueTimer, let nextDueMs { wait = min(wait, max(0, nextDueMs - changeLog.clock())) }
         if changeLog.retentionMs != nil {
             wait = min(wait, max(0, ContinuousClock.now.duration(to: nextPruneAt).inMillisecondsRoundedUp))
         }
@@ -50,7 +52,7 @@ extension Writer {
     /// full) is retried on the next wake-up, a second later at the earliest.
     func runTimedWork() {
         if let baselineDueAt, ContinuousClock.now >= baselineDueAt { recordBaselineChunk() }
-        if let nextDueMs, nextDueMs <= changeLog.clock() {
+        if changeLog.dueTimer, let nextDueMs, nextDueMs <= changeLog.clock() {
             do {
                 _ = try commitDueChanges()
             } catch {

@@ -10,7 +10,8 @@ typealias ChangeLoggingRepository = any EntitlementRepository & EntitlementChang
 
 extension Backend {
     /// Like ``withRepository(policy:clock:_:)``, with the change log's sides visible; the
-    /// SQLite store's own background prune is off, so only the test prunes.
+    /// SQLite store's own background prune and due timer are off, so only the test prunes and
+    /// writes what time made due (ChangeTimerTests cover the timer).
     func withChangeLog(
         policy: TransferPolicy = .transfer, clock: ManualClock, _ body: (ChangeLoggingRepository) async throws -> Void
     ) async throws {
@@ -22,6 +23,7 @@ extension Backend {
             var configuration = EntitlementStore.Configuration(
                 transferPolicy: policy, factsCacheCapacity: 128, clock: clock.read)
             configuration.changeRetentionMs = nil
+            configuration.dueTimer = false  // the test moves the clock and drives time itself
             let store = try EntitlementStore(path: directory + "/entitlements.sqlite", configuration: configuration)
             store.start()
             do {

@@ -150,6 +150,7 @@ final class ChangeBaselineTests: StoreTestCase {
         let clockMs = Mutex<Int64>(1_700_000_000_000 + 86_400_000)
         var configuration = EntitlementStore.Configuration(clock: { clockMs.withLock { $0 } })
         configuration.changeRetentionMs = nil
+        configuration.dueTimer = false
         let store = try EntitlementStore(path: databasePath, configuration: configuration)
         store.start()
         let deadline = Date().addingTimeInterval(20)
