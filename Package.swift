@@ -95,6 +95,10 @@ let package = Package(
         .executableTarget(name: "entitlementd-bench",
                           dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "ServiceRuntime"],
                           path: "Benchmarks/entitlementd-bench"),
+        // CheckEntitlement load generator (many users, uniform or Zipf) for Benchmarks/; prints figures.
+        .executableTarget(name: "entitlementd-load",
+                          dependencies: ["HTTP2", "HTTPCore", "EntitlementAPI", "ProtobufWire"],
+                          path: "Benchmarks/entitlementd-load"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),

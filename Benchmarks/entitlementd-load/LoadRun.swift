@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+import HTTPCore
+
+/// The load itself: `connections` h2c connections, each keeping `streams` requests in flight,
+/// one thread driving them all with `poll`, as h2load -t 1 does.
+///
+/// A request is counted (and its latency kept) when it finishes inside the measured window,
+/// which starts after the warm-up; latency runs from submitting the request to its stream's
+/// close, h2load's definition.
+struct LoadRun {
+    struct Settings {
+        var host: String
+        var port: UInt16
+        var connections: Int
+        var streams: Int
+        var warmupNs: UInt64
+        var durationNs: UInt64
+        var path: String
+        var headers: HTTPHeaders
+        var serverPID: Int32?
+    }
+
+    struct Result {
+        /// Microseconds, one per request finished in the window, ascending.
+        var latenciesUs: [UInt32]
+        var failed: Int
+        var windowNs: UInt64
+        /// This process's user + system CPU during the window, in seconds.
+        var cpuSeconds: Double
+        /// The server's CPU during the window (all its threads), when its pid was given.
+        var serverCPUSeconds: Double?
+    }
+
+    let settings: Settings
+    /// Pre-encoded gRPC bodies, one per user index.
+    let bodies: [[UInt8]]
+    var picker: UserPicker
+
+    mutating func run() throws -> Result {
+        var connections: [LoadConnection] = []
+        for _ in 0..<settings.connections {
+            connections.append(try LoadConnection(host: settings.host, port: settings.port))
+        }
+        defer { for connection in connections { connection.shutdown() } }
+        let begin = Self.nowNs()
+        let windowStart = begin + settings.warmupNs
+        let windowEnd = windowStart + settings.durationNs
+        var latencies: [UInt32] = []
+        latencies.reserveCapacity(1 << 20)
+        var failed = 0
+        var cpuAtStart: Double?
+        var serverCPUAtStart: Double?
+        for connection in connections { try topUp(connection, now: begin) }
+        var descriptors = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { buffer.deallocate() }
+        while true {
+            let now = Self.nowNs()
+            if cpuAtStart == nil && now >= windowStart {
+                cpuAtStart = Self.cpuSeconds()
+                serverCPUAtStart = settings.serverPID.flatMap(Self.cpuSeconds(pid:))
+            }
+            if now >= windowEnd { break }
+            for index in descriptors.indices {
+                descriptors[index].events = Int16(POLLIN) | (connections[index].wantsWrite ? Int16(POLLOUT) : 0)
+            }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), 10)
+            if ready < 0 && errno != EINTR { throw LoadError("poll: \(String(cString: strerror(errno)))") }
+            guard ready > 0 else { continue }
+            for index in descriptors.indices where descriptors[index].revents != 0 {
+                let connection = connections[index]
+                try connection.readAvailable(buffer: buffer) { startedAt, ok in
+                    let finishedAt = Self.nowNs()
+                    guard finishedAt >= windowStart && finishedAt < windowEnd else { return }
+                    if ok {
+                        latencies.append(UInt32(clamping: (finishedAt - startedAt) / 1000))
+                    } else {
+                        failed += 1
+                    }
+                }
+                try topUp(connection, now: Self.nowNs())
+            }
+        }
+        let cpu = Self.cpuSeconds() - (cpuAtStart ?? Self.cpuSeconds())
+        var serverCPU: Double?
+        if let before = serverCPUAtStart, let after = settings.serverPID.flatMap(Self.cpuSeconds(pid:)) {
+            serverCPU = after - before
+        }
+        latencies.sort()
+        return Result(latenciesUs: latencies, failed: failed, windowNs: settings.durationNs, cpuSeconds: cpu,
+                      serverCPUSeconds: serverCPU)
+    }
+
+    /// Refills the connection to `streams` requests in flight and writes them.
+    private mutating func topUp(_ connection: LoadConnection, now: UInt64) throws {
+        while connection.inFlight < settings.streams {
+            try connection.submit(body: bodies[picker.next()], path: settings.path,
+                                  headers: settings.headers, now: now)
+        }
+        try connection.flush()
+    }
+
+    static func nowNs() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// utime + stime of process `pid` from /proc/PID/stat (fields 14 and 15, after the name).
+    static func cpuSeconds(pid: Int32) -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let nameEnd = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+}

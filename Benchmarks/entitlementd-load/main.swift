@@ -1,0 +1,43 @@
+/// entitlementd-load: a CheckEntitlement load generator for realistic reads (issue 14). Like
+/// h2load -t 1 (one thread, h2c prior knowledge, C connections x M streams in flight, req/s
+/// and latency percentiles), but each request asks about a user chosen per request: always
+/// the same one, uniformly at random, or Zipf-like. Requests are encoded before the load, one
+/// per user, so the driver spends its time on HTTP/2, not on protobuf.
+///
+///   entitlementd-load --target 127.0.0.1:50051 [--connections 4] [--streams 32]
+///       [--duration 10] [--warmup 2] [--users 1000000] [--distribution single|uniform|zipf]
+///       [--zipf-exponent 1.0] [--user-index 0] [--product pro.monthly] [--seed 1]
+///       [--cache-capacity 100000] [--server-pid PID]
+///
+/// A benchmark, not a test: it prints figures, ending with one `RESULT key=value ...` line for
+/// scripts; Scripts/test never runs it. Exit 1 when no request succeeded or any failed.
+import EntitlementAPI
+import Foundation
+import HTTPCore
+import ProtobufWire
+
+do {
+    let options = try LoadOptions(Array(CommandLine.arguments.dropFirst()))
+    let bodies = (0..<options.users).map { index in
+        let request = EntitlementV1.CheckEntitlementRequest(userID: "\(options.userPrefix)\(index)",
+                                                           productID: options.product)
+        let message = request.protobufBytes()
+        let length = UInt32(message.count)
+        return [0, UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff),
+                UInt8(length & 0xff)] + message
+    }
+    let picker = UserPicker(users: options.users, distribution: options.distribution, seed: options.seed)
+    var run = LoadRun(
+        settings: .init(
+            host: options.host, port: options.port, connections: options.connections, streams: options.streams,
+            warmupNs: UInt64(options.warmupSeconds * 1e9), durationNs: UInt64(options.durationSeconds * 1e9),
+            path: "/entitlement.v1.EntitlementService/CheckEntitlement",
+            headers: ["content-type": "application/grpc", "te": "trailers"], serverPID: options.serverPID),
+        bodies: bodies, picker: picker)
+    let result = try run.run()
+    LoadReport(options: options, picker: picker, result: result).print()
+    if result.latenciesUs.isEmpty || result.failed > 0 { exit(1) }
+} catch {
+    FileHandle.standardError.write(Data("entitlementd-load: \(error)\n".utf8))
+    exit(1)
+}
