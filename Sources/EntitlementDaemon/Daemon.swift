@@ -122,6 +122,7 @@ final class Daemon {
 
     /// Serves until SIGTERM or SIGINT, then drains and returns the exit code.
     func run() async -> Int32 {
+        raiseOpenFilesLimit()
         let store: EntitlementStore
         do {
             let serviceMetrics = self.serviceMetrics
