@@ -14,17 +14,23 @@ struct ReadsCommand {
     let path: String
     let users: Int
     let distinct: Int
+    /// The store's configuration, with `--mmap-bytes` and `--reader-cache-kib` when given, so
+    /// the read path's knobs can be compared on one data set.
+    let configuration: EntitlementStore.Configuration
 
     init(_ options: Options) throws {
         path = try options.string("database")
         users = try options.int("users")
         distinct = try options.int("distinct")
+        var configuration = EntitlementStore.Configuration()
+        configuration.memoryMapBytes = try options.int("mmap-bytes", default: configuration.memoryMapBytes)
+        configuration.readerCacheKiB = try options.int("reader-cache-kib", default: configuration.readerCacheKiB)
+        self.configuration = configuration
     }
 
     func run() async throws {
         guard FileManager.default.fileExists(atPath: path) else { throw BenchError("no database at \(path)") }
         guard distinct <= users else { throw BenchError("--distinct must not exceed --users") }
-        let configuration = EntitlementStore.Configuration()
         let picked = Array((0..<users).shuffled().prefix(distinct)).map { "u\($0)" }
         let hot = Array(picked.suffix(max(1, configuration.factsCacheCapacity / 4)))
         let store = try EntitlementStore(path: path, configuration: configuration)
@@ -37,7 +43,8 @@ struct ReadsCommand {
         let missed = try pass(reopened, picked)
         await reopened.close()
         print("reads: \(distinct) distinct random users of \(users), one thread, "
-              + "facts cache capacity \(configuration.factsCacheCapacity)")
+              + "facts cache capacity \(configuration.factsCacheCapacity), reader page cache "
+              + "\(configuration.readerCacheKiB) KiB, mmap \(configuration.memoryMapBytes) bytes")
         report("1 cold (facts-cache miss, file not yet read)", cold)
         report("2 same \(distinct) again, same order", again)
         report("3 hot: last \(hot.count) again (facts-cache hits)", hits)

@@ -10,14 +10,15 @@ extension RenewalInfo {
         r.signed_date_ms
         """
 
-    init(row: Statement) {
+    /// Decodes the columns of ``selectColumns``, starting at column `offset`.
+    init(row: Statement, offset: Int32 = 0) {
         self.init(
-            originalTransactionID: row.string(at: 0),
-            autoRenewStatus: row.bool(at: 1),
-            autoRenewProductID: row.optionalString(at: 2),
-            isInBillingRetryPeriod: row.bool(at: 3),
-            gracePeriodExpiresDateMs: row.optionalInt64(at: 4),
-            expirationIntent: row.optionalInt64(at: 5).map { Int($0) },
-            signedDateMs: row.int64(at: 6))
+            originalTransactionID: row.string(at: offset),
+            autoRenewStatus: row.bool(at: offset + 1),
+            autoRenewProductID: row.optionalString(at: offset + 2),
+            isInBillingRetryPeriod: row.bool(at: offset + 3),
+            gracePeriodExpiresDateMs: row.optionalInt64(at: offset + 4),
+            expirationIntent: row.optionalInt64(at: offset + 5).map { Int($0) },
+            signedDateMs: row.int64(at: offset + 6))
     }
 }

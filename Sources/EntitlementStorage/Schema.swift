@@ -201,5 +201,15 @@ enum Schema {
             INSERT INTO entitlement_heads_baseline (done_through_user_rowid, pending_through_user_rowid)
                 SELECT 0, COALESCE(MAX(id), 0) FROM users;
             """),
+        // The read model (issue 14): each user's facts as one compact record (UserFactsRecord),
+        // keyed by the caller's user id, so a facts-cache miss is one B-tree lookup. Nothing to
+        // copy: a user without a record is read from the tables, and gets one with their next
+        // write.
+        Migration("user_facts_read_model", sql: """
+            CREATE TABLE user_facts (
+                user_id TEXT PRIMARY KEY,
+                facts BLOB NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ])
 }

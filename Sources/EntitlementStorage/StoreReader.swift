@@ -10,11 +10,11 @@ import SQLite
 final class StoreReader: @unchecked Sendable {
     let db: Connection
     // Held, not looked up: the facts read is the hot path, and a cache lookup would hash the SQL.
-    private let findUser: Statement
-    private let userTransactions: Statement
-    private let userRenewalInfos: Statement
+    private let userRecord: Statement
+    private let userTables: Statement
 
-    private static let findUserSQL = "SELECT id FROM users WHERE user_id = ?"
+    /// The user's transactions and renewal infos from the tables, by user row (the change
+    /// recorder's before/after reads on the writer's connection).
     static let userTransactionsSQL = """
         SELECT \(Transaction.selectColumns)
         FROM chains c JOIN transactions t ON t.chain_rowid = c.id WHERE c.user_rowid = ?
@@ -51,36 +51,20 @@ final class StoreReader: @unchecked Sendable {
             PRAGMA cache_size = -\(max(64, configuration.readerCacheKiB));
             PRAGMA mmap_size = \(max(0, configuration.memoryMapBytes));
             """)
-        findUser = try db.prepare(Self.findUserSQL)
-        userTransactions = try db.prepare(Self.userTransactionsSQL)
-        userRenewalInfos = try db.prepare(Self.userRenewalInfosSQL)
+        userRecord = try db.prepare(UserFacts.recordSQL)
+        userTables = try db.prepare(UserFacts.tablesSQL)
     }
 
     func close() { db.close() }
 
-    /// The user's facts, read in one read transaction so they are a consistent snapshot.
+    /// The user's facts: the read model's record (one lookup), or the tables when there is none.
+    ///
+    /// Two statements, two snapshots, and that is fine: the writer puts a record in the same
+    /// transaction as every change to the user's facts, so whichever snapshot answers, it holds
+    /// a committed, complete state of the user.
     func facts(userID: String) throws -> UserFacts {
-        // One read transaction for all three SELECTs: separately, each would take its own
-        // snapshot, and a commit between them could pair new transactions with old renewals.
-        try db.transaction(.deferred) {
-            findUser.bind(userID, at: 1)
-            defer { findUser.reset() }
-            guard try findUser.step() else { return UserFacts() }
-            let userRow = findUser.int64(at: 0)
-            var facts = UserFacts()
-            userTransactions.bind(userRow, at: 1)
-            defer { userTransactions.reset() }
-            while try userTransactions.step() {
-                facts.transactions.append(Transaction(row: userTransactions))
-            }
-            userRenewalInfos.bind(userRow, at: 1)
-            defer { userRenewalInfos.reset() }
-            while try userRenewalInfos.step() {
-                let info = RenewalInfo(row: userRenewalInfos)
-                facts.renewalInfos[info.originalTransactionID] = info
-            }
-            return facts
-        }
+        if let facts = try UserFacts.readRecord(userRecord, userID: userID) { return facts }
+        return try UserFacts.readTables(userTables, userID: userID)
     }
 
     /// Up to `limit` events strictly older than `cursor` in (occurred_at_ms, event_id) order.

@@ -124,6 +124,7 @@ final class Writer: @unchecked Sendable {
                     }
                     return answer.resume
                 }
+                try recorder.refreshRecords(for: affectedUsers)
             }
             committed = true
         } catch {
@@ -240,11 +241,12 @@ final class Writer: @unchecked Sendable {
             let end = min(start + Self.seedChunkSize, writes.count)
             do {
                 try db.transaction(.immediate) {
-                    var ignored = Set<String>()
+                    var affected = Set<String>()
                     for write in writes[start..<end] {
-                        _ = try recorder.record(write, affectedUsers: &ignored)
+                        _ = try recorder.record(write, affectedUsers: &affected)
                         recorder.addedEvents = []
                     }
+                    try recorder.refreshRecords(for: affected)
                 }
             } catch {
                 throw StoreError.storage(error, "seeding facts")

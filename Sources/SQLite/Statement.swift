@@ -56,6 +56,14 @@ public final class Statement {
         if let value { bind(value, at: index) } else { sqlite3_bind_null(handle, index) }
     }
 
+    /// Binds bytes as a BLOB; SQLite copies them.
+    public func bind(blob bytes: [UInt8], at index: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            _ = sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                                  Int32(buffer.count), csqlite_transient())
+        }
+    }
+
     public func bindNull(at index: Int32) {
         sqlite3_bind_null(handle, index)
     }
@@ -110,6 +118,15 @@ public final class Statement {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// Lends the column's bytes (a BLOB, or TEXT's UTF-8) without copying them; valid only
+    /// inside `body`, before the next step or reset.
+    public func withBytes<R, E: Error>(at column: Int32, _ body: (UnsafeRawBufferPointer) throws(E) -> R)
+        throws(E) -> R {
+        let base = sqlite3_column_blob(handle, column)
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return try body(UnsafeRawBufferPointer(start: count == 0 ? nil : base, count: count))
     }
 
     public func optionalString(at column: Int32) -> String? {

@@ -101,8 +101,15 @@ final class DatabaseFullTests: StoreTestCase {
         Fixture.receipt("user-\(index)", [Fixture.subscription("t\(index)", chain: "t\(index)")])
     }
 
-    private static let aliceRenewal = Fixture.receipt(
-        "alice", [Fixture.subscription("a2", chain: "a1", purchasedAt: 1_702_592_000_000)])
+    /// Alice's renewal must not fit once the batch has used the last pages, whatever slack the
+    /// tables' last leaves happen to have: a token longer than a page needs an overflow page of
+    /// its own (in the transactions row and in her user_facts record), which a full file cannot
+    /// give.
+    private static let aliceRenewal: FactsWrite = {
+        var renewal = Fixture.subscription("a2", chain: "a1", purchasedAt: 1_702_592_000_000)
+        renewal.appAccountToken = String(repeating: "t", count: 16_384)
+        return Fixture.receipt("alice", [renewal])
+    }()
 
     static func assertDatabaseFull(_ error: any Error, file: StaticString = #filePath, line: UInt = #line) {
         guard let error = error as? StoreError else {

@@ -9,16 +9,16 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 7)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 8)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 7)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 8)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
         XCTAssertEqual(names, ["chains", "change_log_identity", "entitlement_changes", "entitlement_heads",
                                "entitlement_heads_baseline", "history_events", "pending_events", "processed_sources",
                                "reconciliation_watermarks", "refund_reversals", "renewal_infos", "schema_migrations",
-                               "sqlite_sequence", "transactions", "users"])
+                               "sqlite_sequence", "transactions", "user_facts", "users"])
     }
 
     func testReopenKeepsEverything() async throws {
@@ -63,7 +63,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 7)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 8)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -76,7 +76,7 @@ final class MigrationTests: StoreTestCase {
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
         XCTAssertEqual(error?.message, "database schema version 9 is newer than this entitlementd "
-                       + "knows (7): upgrade entitlementd or point --database elsewhere")
+                       + "knows (8): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

@@ -1,0 +1,61 @@
+import Entitlements
+import SQLite
+
+/// How a user's ``UserFacts`` are read: from the `user_facts` read model when the user has a
+/// record there, otherwise from the normalized tables (which the record is built from).
+extension UserFacts {
+    /// The user's record in the read model: one B-tree lookup.
+    static let recordSQL = "SELECT facts FROM user_facts WHERE user_id = ?"
+
+    static let upsertRecordSQL = """
+        INSERT INTO user_facts (user_id, facts) VALUES (?, ?)
+        ON CONFLICT (user_id) DO UPDATE SET facts = excluded.facts
+        """
+
+    /// A user's facts from the tables in one statement: one row per transaction, its chain's
+    /// renewal info beside it. One statement is one read transaction, so the facts are a
+    /// consistent snapshot without BEGIN/COMMIT. LEFT JOINs keep a chain that has renewal info
+    /// but no transaction yet (t.id is NULL there).
+    static let tablesSQL = """
+        SELECT \(Transaction.selectColumns), t.id, c.id, \(RenewalInfo.selectColumns), r.chain_rowid
+        FROM users u JOIN chains c ON c.user_rowid = u.id
+            LEFT JOIN transactions t ON t.chain_rowid = c.id
+            LEFT JOIN renewal_infos r ON r.chain_rowid = c.id
+        WHERE u.user_id = ?
+        """
+
+    /// Runs `statement` (``recordSQL``) for `userID`: the decoded record, or nil when the user
+    /// has none (or one this binary cannot read), so the caller reads the tables.
+    static func readRecord(_ statement: Statement, userID: String) throws -> UserFacts? {
+        statement.bind(userID, at: 1)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try? statement.withBytes(at: 0) { bytes throws(UserFactsRecord.Malformed) in
+            try UserFactsRecord.decode(bytes)
+        } ?? nil
+    }
+
+    /// Runs `statement` (``tablesSQL``) for `userID` and collects the rows.
+    static func readTables(_ statement: Statement, userID: String) throws -> UserFacts {
+        statement.bind(userID, at: 1)
+        defer { statement.reset() }
+        var facts = UserFacts()
+        var lastChain: Int64?
+        while try statement.step() {
+            if !statement.isNull(at: 16) {
+                facts.transactions.append(Transaction(row: statement))
+            }
+            // The renewal info repeats on each of a chain's rows, which come chain by chain (the
+            // join's nested loops); decoding it once per run of rows is enough, and a chain seen
+            // again would only store the same value again.
+            let chain = statement.int64(at: 17)
+            guard chain != lastChain else { continue }
+            lastChain = chain
+            if !statement.isNull(at: 25) {
+                let info = RenewalInfo(row: statement, offset: 18)
+                facts.renewalInfos[info.originalTransactionID] = info
+            }
+        }
+        return facts
+    }
+}

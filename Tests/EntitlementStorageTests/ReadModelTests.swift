@@ -1,0 +1,80 @@
+import Entitlements
+import EntitlementPorts
+@testable import EntitlementStorage
+import SQLite
+import XCTest
+
+/// The `user_facts` read model: written with every change to a user's facts, equal to what the
+/// tables say, and never needed for a correct answer (no record, or a bad one, reads the tables).
+final class ReadModelTests: StoreTestCase {
+    private func record(_ userID: String) throws -> UserFacts? {
+        let db = try Connection(path: databasePath)
+        defer { db.close() }
+        return try UserFacts.readRecord(try db.prepare(UserFacts.recordSQL), userID: userID)
+    }
+
+    private func tables(_ userID: String) throws -> UserFacts {
+        let db = try Connection(path: databasePath)
+        defer { db.close() }
+        return try UserFacts.readTables(try db.prepare(UserFacts.tablesSQL), userID: userID)
+    }
+
+    func testEveryWriteLeavesARecordEqualToTheTables() async throws {
+        let store = try openStore()
+        let renewal = RenewalInfo(originalTransactionID: "1000", autoRenewStatus: true, signedDateMs: 5)
+        _ = try await store.write(Fixture.receipt(
+            "alice", [Fixture.subscription("1000", chain: "1000"), Fixture.subscription("2000", chain: "2000")],
+            renewals: [renewal]))
+        XCTAssertEqual(try record("alice"), try tables("alice"))
+        XCTAssertEqual(try record("alice")?.transactions.count, 2)
+        // A notification changes alice's facts: her record follows.
+        _ = try await store.apply(Fixture.notification(
+            "v2:renewal", transactions: [Fixture.subscription("1001", chain: "1000")]))
+        XCTAssertEqual(try record("alice"), try tables("alice"))
+        XCTAssertEqual(try record("alice")?.transactions.count, 3)
+        // A transfer changes two users: both records follow.
+        _ = try await store.write(Fixture.receipt("bob", [Fixture.subscription("2000", chain: "2000")]))
+        XCTAssertEqual(try record("alice"), try tables("alice"))
+        XCTAssertEqual(try record("bob"), try tables("bob"))
+        XCTAssertEqual(Set(try record("alice")?.transactions.map(\.transactionID) ?? []), ["1000", "1001"])
+        XCTAssertEqual(try store.facts(userID: "bob"), try tables("bob"))
+        await store.close()
+    }
+
+    func testADatabaseFromBeforeTheReadModelIsReadFromTheTablesUntilItsNextWrite() async throws {
+        try Version3Database.create(at: databasePath)
+        let store = try openStore()
+        XCTAssertNil(try record("alice"), "the migration copies nothing")
+        let before = try store.facts(userID: "alice")
+        XCTAssertEqual(before.transactions.map(\.transactionID), ["1000"])
+        XCTAssertEqual(before, try tables("alice"))
+        _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1001", chain: "1000")]))
+        XCTAssertEqual(try record("alice"), try tables("alice"))
+        XCTAssertEqual(Set(try store.facts(userID: "alice").transactions.map(\.transactionID)), ["1000", "1001"])
+        await store.close()
+    }
+
+    func testABadRecordIsIgnoredAndTheTablesAnswer() async throws {
+        var store = try openStore()
+        _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1000", chain: "1000")]))
+        let facts = try store.facts(userID: "alice")
+        await store.close()
+        for bad: [UInt8] in [[], [1, 200], [UserFactsRecord.version + 1, 0, 0, 0]] {
+            let db = try Connection(path: databasePath)
+            let update = try db.prepare("UPDATE user_facts SET facts = ? WHERE user_id = 'alice'")
+            update.bind(blob: bad, at: 1)
+            try update.execute()
+            db.close()
+            store = try openStore()
+            XCTAssertEqual(try store.facts(userID: "alice"), facts, "record \(bad)")
+            await store.close()
+        }
+    }
+
+    func testSeedingWritesRecords() async throws {
+        let store = try openStore()
+        try await store.seed([Fixture.receipt("carol", [Fixture.subscription("3000", chain: "3000")])])
+        XCTAssertEqual(try record("carol")?.transactions.map(\.transactionID), ["3000"])
+        await store.close()
+    }
+}
