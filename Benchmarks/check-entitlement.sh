@@ -58,7 +58,8 @@ trap cleanup EXIT
 
 # --- data: cached big database, fresh near-empty one ------------------------------------
 DATA="$ROOT/.build-release/bench-data"
-BIG="$DATA/users-${USERS}x${PER_USER}.sqlite"
+# -r1: seeded with user_facts records (format 1); an older cached file would be read from the tables.
+BIG="$DATA/users-${USERS}x${PER_USER}-r1.sqlite"
 mkdir -p "$DATA"
 if [ -s "$BIG" ]; then
     seed_note="reused $BIG"
