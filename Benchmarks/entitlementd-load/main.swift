@@ -8,6 +8,9 @@
 ///       [--duration 10] [--warmup 2] [--users 1000000] [--distribution single|uniform|zipf]
 ///       [--zipf-exponent 1.0] [--user-index 0] [--product pro.monthly] [--seed 1]
 ///       [--cache-capacity 100000] [--server-pid PID]
+///   entitlementd-load --target HOST:PORT --hold 10000 [--hold-interval 5] [--duration 60]
+///       (holds that many connections, each calling every --hold-interval seconds, for
+///       --warmup + --duration seconds; prints how many opened, stayed and were answered)
 ///
 /// A benchmark, not a test: it prints figures, ending with one `RESULT key=value ...` line for
 /// scripts; Scripts/test never runs it. Exit 1 when no request succeeded or any failed.
@@ -27,6 +30,21 @@ do {
                 UInt8(length & 0xff)] + message
     }
     let picker = UserPicker(users: options.users, distribution: options.distribution, seed: options.seed)
+    if options.hold > 0 {
+        raiseOpenFilesLimit(to: options.hold + 64)
+        var hold = HoldRun(
+            host: options.host, port: options.port, count: options.hold,
+            intervalNs: UInt64(options.holdIntervalSeconds * 1e9),
+            durationNs: UInt64((options.warmupSeconds + options.durationSeconds) * 1e9),
+            path: "/entitlement.v1.EntitlementService/CheckEntitlement",
+            headers: ["content-type": "application/grpc", "te": "trailers"], bodies: bodies, picker: picker)
+        let held = try hold.run()
+        print(String(format: "hold: %d connections opened in %.1f s (%d refused), %d lost while held; "
+                     + "%d calls answered ok, %d failed (one per connection every %.1f s)", held.opened,
+                     held.openSeconds, held.refused, held.lost, held.ok, held.failed, options.holdIntervalSeconds))
+        print("RESULT held=\(held.opened) refused=\(held.refused) lost=\(held.lost) ok=\(held.ok) failed=\(held.failed)")
+        exit(held.refused == 0 && held.lost == 0 && held.failed == 0 ? 0 : 1)
+    }
     var run = LoadRun(
         settings: .init(
             host: options.host, port: options.port, connections: options.connections, streams: options.streams,
@@ -40,4 +58,12 @@ do {
 } catch {
     FileHandle.standardError.write(Data("entitlementd-load: \(error)\n".utf8))
     exit(1)
+}
+
+/// The soft open-files limit up to `count` (within the hard limit): one descriptor per connection.
+func raiseOpenFilesLimit(to count: Int) {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(count) else { return }
+    limit.rlim_cur = min(limit.rlim_max, rlim_t(count))
+    _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 }
