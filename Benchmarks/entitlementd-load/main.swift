@@ -42,7 +42,8 @@ do {
         print(String(format: "hold: %d connections opened in %.1f s (%d refused), %d lost while held; "
                      + "%d calls answered ok, %d failed (one per connection every %.1f s)", held.opened,
                      held.openSeconds, held.refused, held.lost, held.ok, held.failed, options.holdIntervalSeconds))
-        print("RESULT held=\(held.opened) refused=\(held.refused) lost=\(held.lost) ok=\(held.ok) failed=\(held.failed)")
+        print("RESULT held=\(held.opened) refused=\(held.refused) lost=\(held.lost) ok=\(held.ok) "
+              + "failed=\(held.failed)")
         exit(held.refused == 0 && held.lost == 0 && held.failed == 0 ? 0 : 1)
     }
     var run = LoadRun(

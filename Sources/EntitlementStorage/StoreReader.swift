@@ -33,7 +33,7 @@ final class StoreReader: @unchecked Sendable {
         ORDER BY h.occurred_at_ms DESC, h.event_id DESC
         LIMIT ?4
         """
-    private static let productHistorySQL = """
+    static let productHistorySQL = """
         SELECT \(HistoryEvent.selectColumns) FROM history_events h
         WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1) AND h.product_id = ?5
             AND (h.occurred_at_ms, h.event_id) < (?2, ?3)

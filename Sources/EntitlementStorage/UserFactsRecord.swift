@@ -47,7 +47,8 @@ enum UserFactsRecord {
             body.appendVarint(strings.optionalIndex(transaction.inAppOwnershipType))
             body.appendVarint(strings.optionalIndex(transaction.appAccountToken))
             body.appendVarint(UInt64(Environment.allCases.firstIndex(of: transaction.environment)!))
-            body.appendVarint(transaction.declaredProductType.map { UInt64(ProductType.allCases.firstIndex(of: $0)!) + 1 } ?? 0)
+            let productType = transaction.declaredProductType.map { ProductType.allCases.firstIndex(of: $0)! + 1 }
+            body.appendVarint(UInt64(productType ?? 0))
         }
         body.appendVarint(UInt64(facts.renewalInfos.count))
         // Sorted, so equal facts always encode to equal bytes.

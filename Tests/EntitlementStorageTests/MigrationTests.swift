@@ -9,9 +9,9 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 8)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 9)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 8)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 9)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
@@ -63,7 +63,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 8)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 9)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -72,11 +72,11 @@ final class MigrationTests: StoreTestCase {
         try await openStore().close()
         do {
             let db = try Connection(path: databasePath)
-            try db.execute("PRAGMA user_version = 9")
+            try db.execute("PRAGMA user_version = 10")
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
-        XCTAssertEqual(error?.message, "database schema version 9 is newer than this entitlementd "
-                       + "knows (8): upgrade entitlementd or point --database elsewhere")
+        XCTAssertEqual(error?.message, "database schema version 10 is newer than this entitlementd "
+                       + "knows (9): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

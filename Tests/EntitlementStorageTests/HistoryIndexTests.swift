@@ -1,0 +1,21 @@
+@testable import EntitlementStorage
+import SQLite
+import XCTest
+
+/// Migration 9 dropped the (user, product, time) history index: ListHistory's product filter
+/// must still search one user's range of history_by_user_time, never scan the table.
+final class HistoryIndexTests: StoreTestCase {
+    func testTheProductFilterSearchesTheUsersRangeOfTheTimeIndex() async throws {
+        try await openStore().close()
+        let db = try Connection(path: databasePath)
+        defer { db.close() }
+        XCTAssertNil(try db.scalarString(
+            "SELECT name FROM sqlite_master WHERE name = 'history_by_user_product_time'"))
+        let plan = try db.prepare("EXPLAIN QUERY PLAN " + StoreReader.productHistorySQL)
+        var details: [String] = []
+        while try plan.step() { details.append(plan.string(at: 3)) }
+        XCTAssertTrue(details.contains { $0.hasPrefix("SEARCH h USING INDEX history_by_user_time (user_rowid=?") },
+                      "\(details)")
+        XCTAssertFalse(details.contains { $0.hasPrefix("SCAN h") }, "\(details)")
+    }
+}
