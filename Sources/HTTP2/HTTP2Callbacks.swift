@@ -94,7 +94,9 @@ enum HTTP2Callbacks {
     static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
         let session = owner(userData)
         session.incoming[streamID] = nil
-        session.outgoing[streamID] = nil
+        if let body = session.outgoing.removeValue(forKey: streamID), body.isStreamed {
+            session.openStreamedResponses -= 1
+        }
         session.events.append(.streamClosed(streamID: streamID))
         return 0
     }
@@ -112,6 +114,15 @@ enum HTTP2Callbacks {
                 buffer.update(from: source.baseAddress! + body.offset, count: n)
             }
             body.offset += n
+            if body.isStreamed { session.drained.append((streamID: streamID, bytes: n)) }
+        }
+        if body.offset == body.bytes.count && !body.isComplete {
+            // A streamed body caught up with its writer: wait for more (or the finish).
+            if n > 0 { return n }
+            body.bytes.removeAll(keepingCapacity: true)
+            body.offset = 0
+            body.isDeferred = true
+            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
         }
         if body.offset == body.bytes.count {
             flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
@@ -122,6 +133,7 @@ enum HTTP2Callbacks {
                 }
             }
             session.outgoing[streamID] = nil
+            if body.isStreamed { session.openStreamedResponses -= 1 }
         }
         return n
     }

@@ -20,13 +20,24 @@ public final class HTTP2ServerSession {
     }
 
     /// Response bytes waiting for nghttp2 to pull them through the data provider.
+    ///
+    /// A whole response is complete from the start. A streamed one grows as the service writes:
+    /// when the provider reaches the end of what is there it defers (NGHTTP2_ERR_DEFERRED) and
+    /// the next write or the finish resumes it, so HTTP/2 flow control decides the pace.
     final class OutgoingBody {
-        let bytes: [UInt8]
+        var bytes: [UInt8]
         var offset = 0
-        let trailers: HTTPHeaders?
-        init(bytes: [UInt8], trailers: HTTPHeaders?) {
+        var trailers: HTTPHeaders?
+        /// No more bytes will come: at the end, send the trailers (or END_STREAM).
+        var isComplete: Bool
+        /// The provider returned NGHTTP2_ERR_DEFERRED and waits for `resume_data`.
+        var isDeferred = false
+        let isStreamed: Bool
+        init(bytes: [UInt8], trailers: HTTPHeaders?, isComplete: Bool = true, isStreamed: Bool = false) {
             self.bytes = bytes
             self.trailers = trailers
+            self.isComplete = isComplete
+            self.isStreamed = isStreamed
         }
     }
 
@@ -36,6 +47,10 @@ public final class HTTP2ServerSession {
     var outgoing: [Int32: OutgoingBody] = [:]
     var events: [HTTP2Event] = []
     var clientStreamIDs = ClientStreamIDs()
+    /// Bytes the provider took from streamed bodies since ``takeDrained()``, per stream.
+    var drained: [(streamID: Int32, bytes: Int)] = []
+    /// Streamed responses not yet ended: what keepalive PINGs are for.
+    public internal(set) var openStreamedResponses = 0
     private(set) public var goAwaySent = false
 
     public init(limits: HTTP2Limits) throws {
@@ -112,13 +127,7 @@ public final class HTTP2ServerSession {
 
     /// Queues a complete response. A stream the peer already closed is ignored.
     public func submit(streamID: Int32, response: HTTPResponse) {
-        // find_stream also returns closed streams nghttp2 keeps for priority bookkeeping; a
-        // response queued on one is never sent, so its body would stay in `outgoing` for good.
-        guard let stream = nghttp2_session_find_stream(session, streamID) else { return }
-        let state = nghttp2_stream_get_state(stream)
-        guard state == NGHTTP2_STREAM_STATE_OPEN || state == NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE else {
-            return
-        }
+        guard isOpenForResponse(streamID) else { return }
         let hasBody = !response.body.isEmpty || response.trailers != nil
         let rv: Int32 = HeaderBlock.withNV(status: response.status, response.headers) { nva, count in
             if hasBody {

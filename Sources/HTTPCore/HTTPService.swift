@@ -8,6 +8,10 @@ public protocol HTTPResponseWriter: Sendable {
     /// Runs `handler` once if the peer goes away first (stream reset, connection closed, or
     /// shutdown): the service cancels its work. Runs at once when already cancelled.
     func onCancel(_ handler: @escaping @Sendable () -> Void)
+    /// Sends `status` and `headers` now and returns the stream the body follows on, instead of
+    /// one ``respond(_:)``; nil when already answered or the transport cannot stream.
+    /// ``onCancel(_:)`` keeps working until the stream is finished.
+    func startStream(status: Int, headers: HTTPHeaders) -> (any HTTPResponseStream)?
 }
 
 /// Something that answers HTTP requests, whatever the wire version.

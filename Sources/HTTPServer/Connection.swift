@@ -34,6 +34,8 @@ final class Connection {
     var pending: [Int32: StreamResponseWriter] = [:]
     let openedAt = ContinuousClock.now
     var lastActivity = ContinuousClock.now
+    /// When the last keepalive PING went out (``keepStreamsAlive(_:now:)``).
+    var lastPing = ContinuousClock.now
 
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
@@ -157,7 +159,7 @@ final class Connection {
     }
 
     /// Removes a request from the in-flight set, keeping the server-wide count in step.
-    private func takePending(_ streamID: Int32) -> StreamResponseWriter? {
+    func takePending(_ streamID: Int32) -> StreamResponseWriter? {
         guard let writer = pending.removeValue(forKey: streamID) else { return nil }
         loop.server.activeRequests.wrappingSubtract(1, ordering: .relaxed)
         return writer
@@ -188,6 +190,7 @@ final class Connection {
         guard !closed else { return }
         if case .http2(let session) = mode, output.count - outputOffset < Connection.maxPendingOutput {
             do { try session.send(into: &output) } catch { closeWhenFlushed = true }
+            for (streamID, count) in session.takeDrained() { pending[streamID]?.drained(count) }
         }
         while outputOffset < output.count {
             let n = output.withUnsafeBytes { bytes in
@@ -272,7 +275,9 @@ final class Connection {
                 close()
             }
         case .http2(let session):
-            if pending.isEmpty && session.openStreamCount == 0 && now - lastActivity > configuration.idleTimeout {
+            if session.openStreamedResponses > 0 {
+                keepStreamsAlive(session, now: now)
+            } else if pending.isEmpty && session.openStreamCount == 0 && now - lastActivity > configuration.idleTimeout {
                 session.sendGoAway()
                 closeWhenFlushed = true
                 loop.markDirty(self)

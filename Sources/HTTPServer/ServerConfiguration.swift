@@ -15,11 +15,15 @@ public struct ServerConfiguration: Sendable {
     public var idleTimeout: Duration
     /// A request head (or the HTTP/2 preface) must arrive within this long: slowloris defence.
     public var headerReadTimeout: Duration
+    /// While a connection has streamed responses open, a PING goes out after this long without
+    /// traffic from the peer (proxies see the stream is alive); three without an answer close it.
+    public var streamKeepalive: Duration
 
     public init(host: String = "127.0.0.1", port: Int = 50051, threads: Int = 1,
                 maxConnections: Int = 10_000, http2: HTTP2Limits = HTTP2Limits(),
                 http1: HTTP1RequestParser.Limits = HTTP1RequestParser.Limits(),
-                idleTimeout: Duration = .seconds(300), headerReadTimeout: Duration = .seconds(10)) {
+                idleTimeout: Duration = .seconds(300), headerReadTimeout: Duration = .seconds(10),
+                streamKeepalive: Duration = .seconds(20)) {
         self.host = host
         self.port = port
         self.threads = threads
@@ -28,5 +32,6 @@ public struct ServerConfiguration: Sendable {
         self.http1 = http1
         self.idleTimeout = idleTimeout
         self.headerReadTimeout = headerReadTimeout
+        self.streamKeepalive = streamKeepalive
     }
 }

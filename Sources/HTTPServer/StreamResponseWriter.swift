@@ -12,15 +12,20 @@ struct LoopBound<Value>: @unchecked Sendable {
 /// The transport's ``HTTPResponseWriter`` for one request: the first answer wins, and it is
 /// applied on the connection's loop thread, at once when already there.
 final class StreamResponseWriter: HTTPResponseWriter {
-    private struct State: Sendable {
+    struct State: Sendable {
         var finished = false
         var onCancel: (@Sendable () -> Void)?
+        /// A streamed response was started (``startStream(status:headers:)``).
+        var streaming = false
+        /// Streamed bytes written and not yet taken by nghttp2's data provider.
+        var buffered = 0
+        var bufferWaiter: (threshold: Int, handler: @Sendable () -> Void)?
     }
 
     let loop: EventLoop
     let connection: LoopBound<Connection>
     let streamID: Int32
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     init(loop: EventLoop, connection: Connection, streamID: Int32) {
         self.loop = loop
@@ -57,12 +62,15 @@ final class StreamResponseWriter: HTTPResponseWriter {
 
     /// The stream or connection went away before an answer: stop the work behind it.
     func cancel() {
-        let handler = state.withLock { state -> (@Sendable () -> Void)? in
-            if state.finished { return nil }
+        let (handler, waiter) = state.withLock { state -> ((@Sendable () -> Void)?, (@Sendable () -> Void)?) in
+            let waiter = state.bufferWaiter?.handler
+            state.bufferWaiter = nil
+            if state.finished { return (nil, waiter) }
             state.finished = true
             defer { state.onCancel = nil }
-            return state.onCancel
+            return (state.onCancel, waiter)
         }
         handler?()
+        waiter?()
     }
 }

@@ -14,8 +14,16 @@ public struct GRPCHandler: HTTPService {
     public struct Configuration: Sendable {
         /// The largest request message accepted (RESOURCE_EXHAUSTED above it).
         public var maxReceiveMessageSize: Int
-        public init(maxReceiveMessageSize: Int = 4 * 1024 * 1024) {
+        /// Bytes of a streaming call's responses the client may leave unread (HTTP/2 flow
+        /// control holds them back) before the call is ended with RESOURCE_EXHAUSTED.
+        public var maxBufferedStreamBytes: Int
+        /// How long ``RPCServerStream/sendWhenReady(_:)`` waits for a client that reads nothing.
+        public var streamStallTimeout: Duration
+        public init(maxReceiveMessageSize: Int = 4 * 1024 * 1024, maxBufferedStreamBytes: Int = 256 * 1024,
+                    streamStallTimeout: Duration = .seconds(30)) {
             self.maxReceiveMessageSize = maxReceiveMessageSize
+            self.maxBufferedStreamBytes = maxBufferedStreamBytes
+            self.streamStallTimeout = streamStallTimeout
         }
     }
 
@@ -146,39 +154,47 @@ public struct GRPCHandler: HTTPService {
         case .async(let handler):
             let reportFailure = self.reportFailure
             let task = Task {
-                await withTaskGroup(of: Result<RPCResponseBody, any Error>?.self) { group in
-                    group.addTask {
-                        do {
-                            return .success(try await handler(message, context))
-                        } catch {
-                            return .failure(error)
-                        }
-                    }
-                    if let deadline = context.deadline {
-                        group.addTask {
-                            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else {
-                                return nil
-                            }
-                            return .failure(RPCError(.deadlineExceeded, "deadline exceeded"))
-                        }
-                    }
-                    // The first outcome ends the call, answered, counted and logged once. It is
-                    // written here, not after the group, so a handler that ignores cancellation
-                    // cannot hold back the deadline's answer; its late outcome is dropped unread.
-                    for await outcome in group {
-                        guard let outcome else { continue }
-                        group.cancelAll()
-                        switch outcome {
-                        case .success(let body):
-                            writer.succeed(body)
-                        case .failure(let error):
-                            writer.fail(error, report: reportFailure)
-                        }
-                        return
+                await GRPCHandler.race(deadline: context.deadline, { try await handler(message, context) }) {
+                    switch $0 {
+                    case .success(let body): writer.succeed(body)
+                    case .failure(let error): writer.fail(error, report: reportFailure)
                     }
                 }
             }
             writer.onCancel { task.cancel() }
+        case .serverStreaming(let handler):
+            runStreaming(handler, message: message, context: context, writer: writer)
+        }
+    }
+
+    /// Runs `body` against `deadline` and hands the first outcome to `deliver`, once.
+    ///
+    /// `deliver` runs inside the group, not after it, so a handler that ignores cancellation
+    /// cannot hold back the deadline's answer; its late outcome is dropped unread.
+    static func race<T: Sendable>(
+        deadline: ContinuousClock.Instant?, _ body: @escaping @Sendable () async throws -> T,
+        then deliver: (Result<T, any Error>) -> Void
+    ) async {
+        await withTaskGroup(of: Result<T, any Error>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await body())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            if let deadline {
+                group.addTask {
+                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return nil }
+                    return .failure(RPCError(.deadlineExceeded, "deadline exceeded"))
+                }
+            }
+            for await outcome in group {
+                guard let outcome else { continue }
+                group.cancelAll()
+                deliver(outcome)
+                return
+            }
         }
     }
 }

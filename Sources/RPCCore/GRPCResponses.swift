@@ -22,6 +22,15 @@ enum GRPCResponses {
         return RPCError(.internal, "internal server error")
     }
 
+    /// The trailers that end a streamed call with `rpcError`'s status.
+    static func trailers(_ rpcError: RPCError) -> HTTPHeaders {
+        var trailers: HTTPHeaders = ["grpc-status": String(rpcError.code.rawValue)]
+        if !rpcError.message.isEmpty {
+            trailers.add(name: "grpc-message", value: PercentEncoding.encode(rpcError.message))
+        }
+        return trailers
+    }
+
     /// A trailers-only response: one HEADERS frame carrying the status, ending the stream.
     static func failure(_ rpcError: RPCError) -> HTTPResponse {
         var headers = grpcHeaders
@@ -64,7 +73,7 @@ struct ObservedWriter: Sendable {
 
     func onCancel(_ handler: @escaping @Sendable () -> Void) { inner.onCancel(handler) }
 
-    private func observe(_ code: RPCCode, cause: (any Error & Sendable)?) {
+    func observe(_ code: RPCCode, cause: (any Error & Sendable)?) {
         guard let observer else { return }
         let elapsed = ContinuousClock.now - start
         let seconds = elapsed.inSeconds

@@ -10,6 +10,8 @@ public struct RPCRouter: Sendable {
     public enum Execution: Sendable {
         case inline(@Sendable (ArraySlice<UInt8>, RPCContext) throws -> RPCResponseBody)
         case async(@Sendable (ArraySlice<UInt8>, RPCContext) async throws -> RPCResponseBody)
+        /// One request, a stream of responses (``RPCServerStream``); runs as a task like ``async``.
+        case serverStreaming(@Sendable (ArraySlice<UInt8>, RPCContext, ServerStreamingCall) async throws -> Void)
     }
 
     public struct Method: Sendable {
@@ -42,6 +44,18 @@ public struct RPCRouter: Sendable {
         methods[path] = Method(execution: .async { bytes, context in
             let request = try RPCRouter.decode(Request.self, bytes)
             return RPCResponseBody(try await handler(request, context))
+        }, requiresAuthentication: requiresAuthentication)
+    }
+
+    /// Registers a server-streaming method: the handler sends responses as it has them and
+    /// returns (OK) or throws (that status) to end the call; see ``RPCServerStream``.
+    public mutating func registerServerStreaming<Request: ProtobufMessage, Response: ProtobufMessage>(
+        _ path: String, requiresAuthentication: Bool = true,
+        _ handler: @escaping @Sendable (Request, RPCContext, RPCServerStream<Response>) async throws -> Void
+    ) {
+        methods[path] = Method(execution: .serverStreaming { bytes, context, call in
+            let request = try RPCRouter.decode(Request.self, bytes)
+            try await handler(request, context, RPCServerStream(call: call))
         }, requiresAuthentication: requiresAuthentication)
     }
 
