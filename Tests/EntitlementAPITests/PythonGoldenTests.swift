@@ -90,6 +90,25 @@ final class PythonGoldenTests: XCTestCase {
                 + "1a001200")
     }
 
+    /// WatchEntitlementChangesRequest(after_cursor="c1.000000000000002a", user_id="u0")
+    func testWatchEntitlementChangesRequest() {
+        assertGolden(EntitlementV1.WatchEntitlementChangesRequest(afterCursor: "c1.000000000000002a", userID: "u0"),
+                     "0a1363312e3030303030303030303030303030326112027530")
+    }
+
+    /// EntitlementChange(cursor="c", change_id="ch-1", user_id="u0", entitlement=Entitlement(
+    /// product_id="pro.monthly", state=REVOKED), previous_state=ACTIVE, occurred_at_ms=1702600000000,
+    /// cause_event_id="ev-1"); and the empty message is empty.
+    func testEntitlementChange() {
+        assertGolden(
+            EntitlementV1.EntitlementChange(
+                cursor: "c", changeID: "ch-1", userID: "u0",
+                entitlement: EntitlementV1.Entitlement(productID: "pro.monthly", state: .revoked),
+                previousState: .active, occurredAtMs: 1_702_600_000_000, causeEventID: "ev-1"),
+            "0a0163120463682d311a027530220f0a0b70726f2e6d6f6e74686c7918052801308084f9d6c6313a0465762d31")
+        assertGolden(EntitlementV1.EntitlementChange(), "")
+    }
+
     /// HealthCheckRequest(service="entitlement.v1.EntitlementService"),
     /// HealthCheckResponse(status=SERVING)
     func testHealth() {
