@@ -277,7 +277,9 @@ final class Connection {
         case .http2(let session):
             if session.openStreamedResponses > 0 {
                 keepStreamsAlive(session, now: now)
-            } else if pending.isEmpty && session.openStreamCount == 0 && now - lastActivity > configuration.idleTimeout {
+            } else if pending.isEmpty && session.openStreamCount == 0
+                && now - lastActivity > configuration.idleTimeout
+            {
                 session.sendGoAway()
                 closeWhenFlushed = true
                 loop.markDirty(self)

@@ -14,7 +14,9 @@ extension StreamResponseWriter: HTTPResponseStream {
         }
         guard first else { return nil }
         let head = LoopBound(value: headers)
-        onLoop { connection, streamID in connection.startStream(streamID: streamID, status: status, headers: head.value) }
+        onLoop { connection, streamID in
+            connection.startStream(streamID: streamID, status: status, headers: head.value)
+        }
         return self
     }
 

@@ -33,7 +33,7 @@ public final class GRPCClient {
 
     public let address: ServerAddress
     public let configuration: Configuration
-    private var connection: ClientConnection?
+    var connection: ClientConnection?
     /// How many connections this client has opened, for callers (and tests) that care
     /// whether calls shared one.
     public private(set) var connectionsOpened = 0
@@ -118,7 +118,7 @@ public final class GRPCClient {
         throw RPCClientError(.transport, .unavailable, "\(address) refused the call twice (it is shutting down?)")
     }
 
-    private func usableConnection(deadline: ContinuousClock.Instant?) throws(RPCClientError) -> ClientConnection {
+    func usableConnection(deadline: ContinuousClock.Instant?) throws(RPCClientError) -> ClientConnection {
         if let connection {
             connection.refresh()
             if connection.isUsable { return connection }
@@ -134,7 +134,7 @@ public final class GRPCClient {
     }
 
     /// The request headers every attempt shares; checked before anything is sent.
-    private func headers(_ metadata: HTTPHeaders) throws(RPCClientError) -> HTTPHeaders {
+    func headers(_ metadata: HTTPHeaders) throws(RPCClientError) -> HTTPHeaders {
         var headers: HTTPHeaders = ["content-type": "application/grpc", "te": "trailers"]
         headers.reserveCapacity(4 + metadata.count)
         headers.add(name: "user-agent", value: configuration.userAgent)

@@ -57,14 +57,20 @@ struct UnaryCallState {
         if headers["grpc-status"] != nil || endStream {
             return finish(with: headers)
         }
+        return UnaryCallState.headFailure(status: status, headers: headers).map { .failure($0) }
+    }
+
+    /// What is wrong with a response head that does not end the call, if anything: not HTTP
+    /// 200, or not gRPC's content type.
+    static func headFailure(status: Int, headers: HTTPHeaders) -> RPCClientError? {
         guard status == 200 else {
-            return .failure(RPCClientError(.transport, UnaryCallState.code(httpStatus: status),
-                                           "the server answered HTTP \(status), not gRPC"))
+            return RPCClientError(.transport, UnaryCallState.code(httpStatus: status),
+                                  "the server answered HTTP \(status), not gRPC")
         }
         let contentType = headers["content-type"] ?? ""
         guard contentType.utf8.starts(with: "application/grpc".utf8) else {
-            return .failure(RPCClientError(.transport, .internal,
-                                           "the server answered content-type '\(contentType)', not application/grpc"))
+            return RPCClientError(.transport, .internal,
+                                  "the server answered content-type '\(contentType)', not application/grpc")
         }
         return nil
     }
@@ -107,9 +113,14 @@ struct UnaryCallState {
     /// The stream ended without a status block: the code says why (gRPC's mapping of
     /// RST_STREAM codes).
     private func closed(errorCode: UInt32) -> Outcome {
+        if errorCode == HTTP2ErrorCode.refusedStream { return .refused }
+        return .failure(UnaryCallState.resetFailure(errorCode: errorCode))
+    }
+
+    /// gRPC's mapping of an RST_STREAM code (or a close without a status block) to a status.
+    static func resetFailure(errorCode: UInt32) -> RPCClientError {
         let code: RPCCode
         switch errorCode {
-        case HTTP2ErrorCode.refusedStream: return .refused
         case HTTP2ErrorCode.cancel: code = .cancelled
         case HTTP2ErrorCode.enhanceYourCalm: code = .resourceExhausted
         case HTTP2ErrorCode.inadequateSecurity: code = .permissionDenied
@@ -117,7 +128,7 @@ struct UnaryCallState {
         }
         let reason = errorCode == 0 ? "the stream ended without a grpc-status"
             : "the stream was reset (HTTP/2 error code \(errorCode))"
-        return .failure(RPCClientError(.transport, code, reason))
+        return RPCClientError(.transport, code, reason)
     }
 
     /// gRPC's mapping for answers from something that is not a gRPC server (a proxy, say).

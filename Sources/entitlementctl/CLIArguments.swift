@@ -7,7 +7,7 @@ import ServiceRuntime
 /// stray `ENTITLEMENTCTL_PRODUCT` in the environment cannot narrow a check silently.
 struct CLIArguments {
     enum Command: String, CaseIterable {
-        case check, explain, submit, history, health
+        case check, explain, submit, history, health, watch
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -46,6 +46,10 @@ struct CLIArguments {
              FlagSpec("page-token", value: "TOKEN", help: "continue from a previous page's token")]
         case .health:
             [FlagSpec("service", value: "NAME", default: "", help: "the service to check; empty for the whole server")]
+        case .watch:
+            [FlagSpec("user", value: "USER", help: "only this user's changes"),
+             FlagSpec("after", value: "CURSOR", help: "replay the changes after this cursor first (a change's cursor)"),
+             FlagSpec("for", value: "DURATION", help: "stop after this long (default: until Ctrl-C)")]
         }
     }
 
@@ -53,7 +57,7 @@ struct CLIArguments {
         switch command {
         case .check, .explain, .history: ["USER"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
-        case .health: []
+        case .health, .watch: []
         }
     }
 

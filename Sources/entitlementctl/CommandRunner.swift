@@ -31,7 +31,8 @@ struct CommandRunner {
                 return .ok
             }
             guard arguments.command != nil else {
-                throw FlagError("no command given (commands: check, explain, submit, history, health; see --help)")
+                throw FlagError(
+                    "no command given (commands: check, explain, submit, history, health, watch; see --help)")
             }
             runner = try CommandRunner(arguments)
         } catch {
@@ -76,6 +77,7 @@ struct CommandRunner {
         case .submit: return try submit(user: user, path: arguments.positionals[1])
         case .history: return try history(user: user)
         case .health: return try health()
+        case .watch: return try watch()
         }
     }
 

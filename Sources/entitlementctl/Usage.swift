@@ -14,6 +14,7 @@ enum Usage {
         case .submit: "verify a receipt (base64) or StoreKit 2 signed transaction (JWS) and record it"
         case .history: "the user's purchase and subscription events, newest first"
         case .health: "the server's grpc.health.v1 status (SERVING exits 0)"
+        case .watch: "print entitlement changes as they happen, one line each (--json: one object per line)"
         }
     }
 

@@ -1,0 +1,79 @@
+import HTTP2
+import HTTPCore
+import RPCCore
+
+/// The response side of one server-streaming call: HTTP/2 events in, messages and at most one
+/// final outcome out. Shares the unary call's reading of heads, trailers and resets.
+struct StreamingCallState {
+    enum Action {
+        case none
+        /// Whole messages that arrived, in order.
+        case messages([[UInt8]])
+        /// The call is over: nil for OK, otherwise why.
+        case complete(RPCClientError?)
+    }
+
+    let streamID: Int32
+    private var deframer: Deframer
+    private var done = false
+
+    init(streamID: Int32, maxMessageSize: Int) {
+        self.streamID = streamID
+        deframer = Deframer(limit: maxMessageSize)
+    }
+
+    mutating func handle(_ event: HTTP2ClientEvent) -> Action {
+        guard !done else { return .none }
+        switch event {
+        case .response(let id, let status, let headers, let endStream) where id == streamID:
+            if headers["grpc-status"] != nil || endStream { return finish(headers) }
+            if let failure = UnaryCallState.headFailure(status: status, headers: headers) {
+                done = true
+                return .complete(failure)
+            }
+            return .none
+        case .data(let id, let bytes) where id == streamID:
+            var messages: [[UInt8]] = []
+            do {
+                try deframer.append(bytes[...]) { messages.append(Array($0.bytes)) }
+            } catch .tooLarge(let length, let limit) {
+                done = true
+                return .complete(RPCClientError(
+                    .transport, .resourceExhausted,
+                    "response message of \(length) bytes exceeds this client's limit of \(limit) bytes"))
+            } catch {
+                done = true
+                return .complete(RPCClientError(.transport, .internal, "malformed gRPC response framing (\(error))"))
+            }
+            return messages.isEmpty ? .none : .messages(messages)
+        case .trailers(let id, let trailers) where id == streamID:
+            return finish(trailers)
+        case .streamClosed(let id, let errorCode) where id == streamID:
+            done = true
+            if errorCode == HTTP2ErrorCode.refusedStream {
+                return .complete(
+                    RPCClientError(.transport, .unavailable, "the server refused the call (shutting down?)"))
+            }
+            return .complete(UnaryCallState.resetFailure(errorCode: errorCode))
+        default:
+            return .none
+        }
+    }
+
+    private mutating func finish(_ block: HTTPHeaders) -> Action {
+        done = true
+        guard let text = block["grpc-status"], let raw = Int(text) else {
+            return .complete(RPCClientError(.transport, .unknown, "the server ended the call without a grpc-status",
+                                            metadata: block))
+        }
+        let code = RPCCode(rawValue: raw)
+        guard code == .ok else {
+            let message = block["grpc-message"].map(PercentEncoding.decode) ?? ""
+            return .complete(RPCClientError(.status, code, message, metadata: block))
+        }
+        guard deframer.isAtBoundary else {
+            return .complete(RPCClientError(.transport, .internal, "the response ended inside a message"))
+        }
+        return .complete(nil)
+    }
+}
