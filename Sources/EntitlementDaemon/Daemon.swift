@@ -27,6 +27,8 @@ final class Daemon {
     let transferPolicy: TransferPolicy
     let verifierConfiguration: ReceiptVerifier.Configuration
     let verifyCacheTTLMs: Int64?
+    /// --watch-buffer-bytes: unread bytes a streaming call may leave before it is ended.
+    let watchBufferBytes: Int
     /// --change-retention; nil keeps every change.
     let changeRetentionMs: Int64?
     let jwsVerifier: JWSVerifier
@@ -57,6 +59,7 @@ final class Daemon {
         verifierConfiguration = try Daemon.verifierConfiguration(flags)
         jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
         verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map(\.inMilliseconds)
+        watchBufferBytes = try flags.int("watch-buffer-bytes", range: 4096...(64 << 20))!
         changeRetentionMs = try Daemon.changeRetentionMs(flags)
         if let path = flags.string("auth-tokens-file") {
             let tokens = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
@@ -152,6 +155,8 @@ final class Daemon {
             verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds)
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds)
             .register(into: &router)
+        let fanOut = changeFanOut(store)
+        fanOut.register(into: &router)
         for service in extraServices {
             service.register(store, &router)
             logger.warning("test-only service is served: this executable is for tests, never production",
@@ -175,7 +180,7 @@ final class Daemon {
         }).register(into: &http)
         let grpc = GRPCHandler(
             router: router,
-            configuration: .init(maxReceiveMessageSize: maxMessageSize),
+            configuration: .init(maxReceiveMessageSize: maxMessageSize, maxBufferedStreamBytes: watchBufferBytes),
             authenticator: authenticator,
             observer: { call in
                 rpcMetrics.record(method: call.method, code: call.code.rawValue, codeName: call.code.description,
@@ -225,6 +230,16 @@ final class Daemon {
 
         // Started in order: the store's writer before the listeners that feed it.
         store.start()
+        do {
+            try fanOut.start()
+        } catch {
+            logger.error("cannot read the change log", [("error", "\(error)")])
+            await server.shutdown(gracePeriod: .zero)
+            await admin?.shutdown(gracePeriod: .zero)
+            await store.close()
+            return 1
+        }
+        WatchMetrics.register(in: metrics, fanOut)
         server.start()
         admin?.start()
         // One line on stdout, written in one call and unbuffered: scripts and tests wait for it.
@@ -233,7 +248,7 @@ final class Daemon {
         if authenticator == nil {
             logger.warning("RPCs are unauthenticated (no --auth-tokens-file): fine on loopback, not in production")
         }
-        await serve(store: store, server: server, admin: admin, until: shutdownRequested)
+        await serve(store: store, server: server, admin: admin, fanOut: fanOut, until: shutdownRequested)
         logger.info("stopped")
         return 0
     }
@@ -242,16 +257,19 @@ final class Daemon {
     /// shuts them down in the reverse order of their start: the service port drains (health
     /// says NOT_SERVING first), then the admin port, then the store, whose close commits what
     /// the drained requests wrote and checkpoints the WAL. Returns once every one has stopped.
-    private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?,
+    private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
                        until shutdownRequested: Latch) async {
         let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             group.addTask { await server.run() }
             if let admin { group.addTask { await admin.run() } }
+            group.addTask { await fanOut.run() }
             await shutdownRequested.wait()
             logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
             health.beginShutdown()
+            // Streams never finish by themselves: end them (UNAVAILABLE, resume by cursor) first.
+            fanOut.shutdown()
             await server.shutdown(gracePeriod: gracePeriod)
             await admin?.shutdown(gracePeriod: .seconds(1))
             await store.close()

@@ -73,6 +73,12 @@ enum DaemonFlags {
                      help: "keep entitlement changes this long for watchers and webhooks to resume from "
                          + "(at least 1m), or off to keep them all"),
             FlagSpec("log-format", value: "FORMAT", default: "text", help: "text or json"),
+            FlagSpec("watch-buffer-bytes", value: "BYTES", default: "262144",
+                     help: "responses a WatchEntitlementChanges client may leave unread before its stream ends "
+                         + "RESOURCE_EXHAUSTED (it resumes from its last cursor)"),
+            FlagSpec("stream-keepalive", value: "DURATION", default: "20s",
+                     help: "PING connections with open streams after this long without traffic (keep it under "
+                         + "proxies' read timeouts: nginx's grpc_read_timeout is 60s)"),
         ],
         refusesEmptyValues: true)
 
@@ -96,6 +102,7 @@ enum DaemonFlags {
                 maxHeaderListSize: headerLimit, maxRequestBodySize: bodyLimit),
             http1: HTTP1RequestParser.Limits(maxHeaderBytes: headerLimit, maxBodySize: bodyLimit),
             idleTimeout: try flags.duration("idle-timeout")!,
-            headerReadTimeout: try flags.duration("header-read-timeout")!)
+            headerReadTimeout: try flags.duration("header-read-timeout")!,
+            streamKeepalive: try streamKeepalive(flags))
     }
 }

@@ -20,6 +20,7 @@ extension ChangeFanOut {
             request.afterCursor, oldestRetained: bounds.oldestRetained, latest: bounds.latest)
         let watcher = try register(userID: userID, stream: stream)
         defer { remove(watcher) }
+        try stream.sendHeaders()
         while true {
             // Read before the page: the page then holds every change of this watcher's up to
             // at least `horizon`, so having sent it means having seen all through max(cursor, horizon).

@@ -16,6 +16,13 @@ public struct RPCServerStream<Message: ProtobufMessage>: Sendable {
         try call.send(RPCResponseBody(message).framed)
     }
 
+    /// Sends the response headers now, before any message: the call is accepted and open (a
+    /// client or proxy waiting for headers knows, and keepalive PINGs start). Errors thrown
+    /// after this end the call with trailers instead of a trailers-only answer.
+    public func sendHeaders() throws(RPCError) {
+        _ = try call.openStream()
+    }
+
     /// ``send(_:)`` for a message already framed, so one encoding can go to many calls.
     public func send(framed body: RPCResponseBody) throws(RPCError) {
         try call.send(body.framed)

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// A call ends when its handler returns or throws (``complete(_:)``, from ``GRPCHandler``), or
 /// earlier when something outside the handler ends it (``end(with:)``: the buffer bound, a
-/// server shutting down); the handler's task is then cancelled and the recorded status wins.
+/// server shutting down): that status is written at once and the handler's task cancelled.
 /// A failure drops the responses the client has not taken and sends the status at once, so a
 /// client that does not read still learns why; OK sends every response first.
 public final class ServerStreamingCall: Sendable {
@@ -71,42 +71,52 @@ public final class ServerStreamingCall: Sendable {
         try send(framed)
     }
 
-    /// Ends the call with `error` from outside its handler: the handler's task is cancelled and
-    /// the call ends with this status, not whatever the cancelled handler throws.
+    /// Ends the call with `error` from outside its handler: the status goes out at once (a
+    /// client that does not read still gets it, ahead of a GOAWAY at shutdown), then the
+    /// handler's task is cancelled; whatever the cancelled handler throws is dropped.
     public func end(with error: RPCError) {
-        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
-            guard !state.completed, state.endedWith == nil else { return nil }
+        let ended = state.withLock { state -> (stream: (any HTTPResponseStream)?, cancel: (@Sendable () -> Void)?)? in
+            guard !state.completed else { return nil }
+            state.completed = true
             state.endedWith = error
-            return state.cancelHandler
+            defer { state.cancelHandler = nil }
+            return (state.stream, state.cancelHandler)
         }
-        cancel?()
+        guard let ended else { return }
+        write(status: error, on: ended.stream)
+        ended.cancel?()
     }
 
     /// Registers how to cancel the handler; runs it at once when the call already ended.
     func onEnd(_ cancel: @escaping @Sendable () -> Void) {
         let endedAlready = state.withLock { state in
-            state.cancelHandler = cancel
-            return state.endedWith != nil
+            if !state.completed { state.cancelHandler = cancel }
+            return state.completed
         }
         if endedAlready { cancel() }
     }
 
-    /// The handler is done: writes the status (trailers, or a trailers-only answer when nothing
-    /// was sent) and reports the call to the observer, once.
+    /// The handler is done: writes the status it ended with, unless the call already ended.
     func complete(_ outcome: Result<Void, any Error>) {
-        let ended = state.withLock { state -> (stream: (any HTTPResponseStream)?, status: RPCError?)? in
+        let stream = state.withLock { state -> (any HTTPResponseStream)?? in
             guard !state.completed else { return nil }
             state.completed = true
             state.cancelHandler = nil
-            if let recorded = state.endedWith { return (state.stream, recorded) }
-            if case .failure(let error) = outcome {
-                return (state.stream, GRPCResponses.status(for: error, method: writer.method, report: reportFailure))
-            }
-            return (state.stream, nil)
+            return .some(state.stream)
         }
-        guard let ended else { return }
-        writer.observe(ended.status?.code ?? .ok, cause: ended.status?.cause)
-        switch (ended.stream, ended.status) {
+        guard let stream else { return }
+        var status: RPCError?
+        if case .failure(let error) = outcome {
+            status = GRPCResponses.status(for: error, method: writer.method, report: reportFailure)
+        }
+        write(status: status, on: stream)
+    }
+
+    /// Reports the call to the observer and writes its status (nil: OK): trailers after the
+    /// stream, or a trailers-only answer when nothing was sent.
+    private func write(status: RPCError?, on stream: (any HTTPResponseStream)?) {
+        writer.observe(status?.code ?? .ok, cause: status?.cause)
+        switch (stream, status) {
         case (let stream?, nil): stream.finish(trailers: GRPCResponses.okTrailers)
         case (let stream?, let status?): stream.abort(trailers: GRPCResponses.trailers(status))
         case (nil, nil):
@@ -117,7 +127,7 @@ public final class ServerStreamingCall: Sendable {
     }
 
     /// The HTTP stream, started (response headers sent) on the first message.
-    private func openStream() throws(RPCError) -> any HTTPResponseStream {
+    func openStream() throws(RPCError) -> any HTTPResponseStream {
         let outcome = state.withLock { state -> Result<any HTTPResponseStream, RPCError> in
             if let ended = state.endedWith { return .failure(ended) }
             if state.completed { return .failure(RPCError(.cancelled, "the call has ended")) }
