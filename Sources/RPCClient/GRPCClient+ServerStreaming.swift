@@ -5,12 +5,13 @@ import RPCCore
 extension GRPCClient {
     /// Calls a server-streaming method and hands each response to `onMessage` as it arrives.
     ///
+    /// `onOpen` runs when the response headers arrive (the server accepted the call).
     /// Returns when the server ends the call with OK, or when `shouldStop` (asked several times
     /// a second, e.g. "was Ctrl-C pressed?") says so: the stream is then reset (CANCEL) and the
     /// connection kept. Throws the server's status, or DEADLINE_EXCEEDED when `timeout` passes.
     public func serverStreaming<Request: ProtobufMessage, Response: ProtobufMessage>(
         path: String, request: Request, metadata: HTTPHeaders = HTTPHeaders(), timeout: Duration? = nil,
-        shouldStop: () -> Bool = { false }, onMessage: (Response) throws -> Void
+        shouldStop: () -> Bool = { false }, onOpen: () -> Void = {}, onMessage: (Response) throws -> Void
     ) throws {
         guard path.hasPrefix("/") else {
             throw RPCClientError(.invalidCall, .invalidArgument, "a method path starts with '/', got '\(path)'")
@@ -34,6 +35,9 @@ extension GRPCClient {
                 _ = try connection.run(until: wakeAt) { event in
                     switch state.handle(event) {
                     case .none:
+                        return false
+                    case .opened:
+                        onOpen()
                         return false
                     case .messages(let messages):
                         for bytes in messages where handlerError == nil {

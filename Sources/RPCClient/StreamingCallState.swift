@@ -7,6 +7,8 @@ import RPCCore
 struct StreamingCallState {
     enum Action {
         case none
+        /// The response headers arrived: the server accepted the call and the stream is open.
+        case opened
         /// Whole messages that arrived, in order.
         case messages([[UInt8]])
         /// The call is over: nil for OK, otherwise why.
@@ -31,7 +33,7 @@ struct StreamingCallState {
                 done = true
                 return .complete(failure)
             }
-            return .none
+            return .opened
         case .data(let id, let bytes) where id == streamID:
             var messages: [[UInt8]] = []
             do {

@@ -20,13 +20,14 @@ extension CommandRunner {
         }
         signal(SIGINT) { _ in stopRequested.store(true, ordering: .relaxed) }
         signal(SIGTERM) { _ in stopRequested.store(true, ordering: .relaxed) }
-        if !json {
-            print(WatchOutput.header)
-            fflush(nil)
-        }
         try client.serverStreaming(
             path: CommandRunner.service + "WatchEntitlementChanges", request: request, metadata: metadata,
-            shouldStop: { stopRequested.load(ordering: .relaxed) || stopAt.map { .now >= $0 } == true }
+            shouldStop: { stopRequested.load(ordering: .relaxed) || stopAt.map { .now >= $0 } == true },
+            onOpen: {
+                // Printed once the server has accepted the watch: from here on no change is missed.
+                if !json { print(WatchOutput.header) }
+                fflush(nil)
+            }
         ) { (change: EntitlementV1.EntitlementChange) in
             print(json ? ProtoJSON.change(change).rendered : WatchOutput.line(change))
             fflush(nil)
