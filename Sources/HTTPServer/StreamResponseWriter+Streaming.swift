@@ -7,6 +7,8 @@ import HTTPCore
 /// data provider reports what it took (``drained(_:)``, via ``Connection/flush()``).
 extension StreamResponseWriter: HTTPResponseStream {
     func startStream(status: Int, headers: HTTPHeaders) -> (any HTTPResponseStream)? {
+        // Stream 0 is an HTTP/1.1 exchange: answered in one piece only.
+        guard streamID != 0 else { return nil }
         let first = state.withLock { state in
             if state.finished || state.streaming { return false }
             state.streaming = true

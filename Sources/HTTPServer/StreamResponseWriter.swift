@@ -35,7 +35,8 @@ final class StreamResponseWriter: HTTPResponseWriter {
 
     func respond(_ response: HTTPResponse) {
         let first = state.withLock { state in
-            if state.finished { return false }
+            // A streamed response ends with its trailers (finish/abort), not a second response.
+            if state.finished || state.streaming { return false }
             state.finished = true
             state.onCancel = nil
             return true
