@@ -13,6 +13,10 @@ public protocol WebhookPoster: Sendable {
 /// previous one was answered, as Apple's first attempts arrive. Shuffled: each delivery is
 /// its own task started after its planned delay. Like a sandbox, a failed delivery is not
 /// retried: the log shows it, and the plan is what rehearses redelivery.
+///
+/// Whether a delivery is dropped is decided when its notification is submitted, not when
+/// its turn comes: a ``dropPolicy`` set after an event applies to the notifications of later
+/// events only, however far behind the sender is (on a loaded machine it can be well behind).
 public final class WebhookDelivery: Sendable {
     /// One notification to deliver.
     public struct Notification: Sendable {
@@ -44,9 +48,16 @@ public final class WebhookDelivery: Sendable {
         public var result: String
     }
 
+    /// One delivery as submitted: what to send, and what was decided about it then.
+    private struct Planned: Sendable {
+        var notification: Notification
+        var isDuplicate: Bool
+        var isDropped: Bool
+    }
+
     private struct State {
         var generator: SeededGenerator
-        var queue: [(Notification, Bool)] = []
+        var queue: [Planned] = []
         var draining = false
         var inFlight = 0
         var log: [Record] = []
@@ -72,7 +83,7 @@ public final class WebhookDelivery: Sendable {
         state = Mutex(initial)
     }
 
-    /// Which deliveries to drop from now on.
+    /// Which deliveries of notifications submitted from now on to drop.
     public var dropPolicy: WebhookDropPolicy {
         get { state.withLock { $0.drop } }
         set { state.withLock { $0.drop = newValue } }
@@ -87,20 +98,22 @@ public final class WebhookDelivery: Sendable {
     /// another keep that order in in-order mode.
     public func submit(_ batch: [Notification]) {
         guard !batch.isEmpty else { return }
-        let (plan, startDrain) = state.withLock { state in
+        let (plan, planned, startDrain) = state.withLock { state in
             let plan = planner.plan(count: batch.count, using: &state.generator)
+            let planned = plan.map {
+                Planned(notification: batch[$0.index], isDuplicate: $0.isDuplicate, isDropped: state.drop.shouldDrop())
+            }
             state.inFlight += plan.count
-            guard planner.order == .inOrder else { return (plan, false) }
-            state.queue += plan.map { (batch[$0.index], $0.isDuplicate) }
+            guard planner.order == .inOrder else { return (plan, planned, false) }
+            state.queue += planned
             defer { state.draining = true }
-            return (plan, !state.draining)
+            return (plan, planned, !state.draining)
         }
         if planner.order == .shuffled {
-            for delivery in plan {
-                let notification = batch[delivery.index]
+            for (delivery, planned) in zip(plan, planned) {
                 Task {
                     try? await Task.sleep(for: .milliseconds(delivery.delayMs))
-                    await self.deliver(notification, isDuplicate: delivery.isDuplicate)
+                    await self.deliver(planned)
                 }
             }
         } else if startDrain {
@@ -115,20 +128,20 @@ public final class WebhookDelivery: Sendable {
     public var recentDeliveries: [Record] { state.withLock { $0.log } }
 
     private func drain() async {
-        while let (notification, isDuplicate) = state.withLock({ state -> (Notification, Bool)? in
+        while let planned = state.withLock({ state -> Planned? in
             guard !state.queue.isEmpty else {
                 state.draining = false
                 return nil
             }
             return state.queue.removeFirst()
         }) {
-            await deliver(notification, isDuplicate: isDuplicate)
+            await deliver(planned)
         }
     }
 
-    private func deliver(_ notification: Notification, isDuplicate: Bool) async {
-        let dropped = state.withLock { $0.drop.shouldDrop() }
-        let status = dropped ? nil : await poster.post(notification.body)
+    private func deliver(_ planned: Planned) async {
+        let notification = planned.notification
+        let status = planned.isDropped ? nil : await poster.post(notification.body)
         let result = switch status {
         case nil: "NO_RESPONSE"
         case .some(200...206): "SUCCESS"
@@ -139,7 +152,8 @@ public final class WebhookDelivery: Sendable {
             state.inFlight -= 1
             state.attempts[notification.notificationUUID, default: []].append(attempt)
             state.log.append(Record(label: notification.label, notificationUUID: notification.notificationUUID,
-                                    isDuplicate: isDuplicate, httpStatus: status, isDropped: dropped))
+                                    isDuplicate: planned.isDuplicate, httpStatus: status,
+                                    isDropped: planned.isDropped))
             if state.log.count > Self.logCapacity { state.log.removeFirst(state.log.count - Self.logCapacity) }
         }
     }

@@ -1,7 +1,8 @@
 /// Which webhook deliveries the simulator drops (never posts), so a missed notification (our
 /// outage, a bad deploy, Apple giving up) can be shown and then repaired by reconciliation.
 ///
-/// Every Nth counts delivery attempts, duplicates included, from when the policy was set.
+/// Every Nth counts delivery attempts, duplicates included, from when the policy was set, in
+/// the order they are planned: ``WebhookDelivery`` asks when a notification is submitted.
 public struct WebhookDropPolicy: Sendable, Hashable, CustomStringConvertible {
     public enum Mode: Sendable, Hashable {
         case none

@@ -62,6 +62,26 @@ final class WebhookDropTests: XCTestCase {
         let attempts = entries.compactMap { ($0["sendAttempts"] as? [[String: Any]])?.first?["sendAttemptResult"] }
         XCTAssertEqual(attempts as? [String], ["NO_RESPONSE", "NO_RESPONSE"])
     }
+
+    /// A policy applies to notifications of events after it was set, even while the sender is
+    /// still busy with earlier ones (here held back by a closed gate, as a loaded machine does).
+    func testAPolicySetLaterLeavesEarlierNotificationsAlone() async throws {
+        let poster = GatedPoster()
+        let delivery = WebhookDelivery(
+            poster: poster, planner: DeliveryPlanner(order: .inOrder, duplicateRate: 0), seed: 1)
+        let api = try ServerAPIFixture(pageSize: 20, delivery: delivery)
+        let id = try api.purchase(user: "alice")
+        try api.control("auto-renew", ["original_transaction_id": id, "enabled": false])
+        try api.control("drop-webhooks", ["drop": "all"])
+        try api.control("refund", ["transaction_id": id])
+        poster.open()
+        for _ in 0..<500 where delivery.pending > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(delivery.pending, 0)
+        XCTAssertEqual(poster.count, 2, "both notifications from before 'all' were posted")
+        XCTAssertEqual(delivery.recentDeliveries.map(\.label),
+                       ["SUBSCRIBED/INITIAL_BUY", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "REFUND"])
+        XCTAssertEqual(delivery.recentDeliveries.map(\.isDropped), [false, false, true])
+    }
 }
 
 private final class CountingPoster: WebhookPoster {
@@ -70,6 +90,38 @@ private final class CountingPoster: WebhookPoster {
 
     func post(_ body: [UInt8]) async -> Int? {
         posts.withLock { $0 += 1 }
+        return 200
+    }
+}
+
+/// Answers no post until ``open()``: a sender that has fallen behind.
+private final class GatedPoster: WebhookPoster {
+    private struct State {
+        var isOpen = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var count = 0
+    }
+    private let state = Mutex(State())
+    var count: Int { state.withLock { $0.count } }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func post(_ body: [UInt8]) async -> Int? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiting.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+        state.withLock { $0.count += 1 }
         return 200
     }
 }
