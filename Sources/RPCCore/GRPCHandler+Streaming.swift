@@ -8,12 +8,18 @@ extension GRPCHandler {
         let call = ServerStreamingCall(
             writer: writer, maxBufferedBytes: configuration.maxBufferedStreamBytes,
             stallTimeout: configuration.streamStallTimeout, reportFailure: reportFailure)
+        let peerReset = PeerReset(deadline: context.deadline)
         let task = Task {
-            await GRPCHandler.race(deadline: context.deadline, { try await handler(message, context, call) }) {
+            await GRPCHandler.race(deadline: context.deadline, peerReset: peerReset, {
+                try await handler(message, context, call)
+            }) {
                 call.complete($0)
             }
         }
         call.onEnd { task.cancel() }
-        writer.onCancel { task.cancel() }
+        writer.onCancel {
+            peerReset.record()
+            task.cancel()
+        }
     }
 }

@@ -100,6 +100,74 @@ final class GRPCHandlerAccountingTests: XCTestCase {
         XCTAssertEqual(recorder.codes, [.deadlineExceeded])
     }
 
+    /// The transport's writer: the first answer wins, and a peer's reset (``reset()``) ends the
+    /// call before any answer, as RST_STREAM does.
+    final class ResettableWriter: HTTPResponseWriter {
+        private struct State {
+            var finished = false
+            var onCancel: (@Sendable () -> Void)?
+            var responses: [HTTPResponse] = []
+        }
+        private let state = Mutex(State())
+        var count: Int { state.withLock { $0.responses.count } }
+
+        func respond(_ response: HTTPResponse) {
+            state.withLock { state in
+                guard !state.finished else { return }
+                state.finished = true
+                state.responses.append(response)
+            }
+        }
+        func onCancel(_ handler: @escaping @Sendable () -> Void) { state.withLock { $0.onCancel = handler } }
+        func reset() {
+            let handler = state.withLock { state in
+                state.finished = true
+                defer { state.onCancel = nil }
+                return state.onCancel
+            }
+            handler?()
+        }
+    }
+
+    func slowRouter() -> RPCRouter {
+        var router = RPCRouter()
+        router.register("/t.S/Slow") { (_: Empty, _) async throws -> Empty in
+            try await Task.sleep(for: .seconds(30))
+            return Empty()
+        }
+        return router
+    }
+
+    func testResetBeforeTheDeadlineIsCountedOnceAsCancelled() throws {
+        let recorder = Recorder()
+        let writer = ResettableWriter()
+        server(slowRouter(), recorder).handle(call("/t.S/Slow", timeout: "20S"), writer: writer)
+        writer.reset()
+        waitUntil { !recorder.codes.isEmpty }
+        usleep(100_000)
+        XCTAssertEqual(recorder.codes, [.cancelled], "the client gave up before the deadline")
+    }
+
+    /// A client resets the stream when its own deadline fires, at or just after ours; under
+    /// load the reset can be read before our deadline timer has run. The deadline still ended
+    /// the call. (Resetting a burst of calls right after their deadlines, while their timers
+    /// queue for the pool, makes some resets win; whichever wins, each call is DEADLINE_EXCEEDED.)
+    func testResetAfterTheDeadlineIsCountedOnceAsDeadlineExceeded() throws {
+        let recorder = Recorder()
+        let handler = server(slowRouter(), recorder)
+        for _ in 0..<5 {
+            let writers = (0..<20).map { _ in ResettableWriter() }
+            for writer in writers { handler.handle(call("/t.S/Slow", timeout: "20m"), writer: writer) }
+            // Each deadline is 20 ms after its handle() read the clock, so all have passed by then.
+            let pastDeadlines = ContinuousClock.now + .milliseconds(20)
+            while ContinuousClock.now < pastDeadlines {}
+            for writer in writers { writer.reset() }
+        }
+        waitUntil { recorder.codes.count >= 100 }
+        usleep(100_000)  // room for a second observation, were one still to come
+        XCTAssertEqual(recorder.codes, Array(repeating: .deadlineExceeded, count: 100))
+    }
+
     func testCallWithinItsDeadlineIsCountedOnceAsOK() throws {
         var router = RPCRouter()
         router.register("/t.S/Fast") { (_: Empty, _) async throws -> Empty in Empty() }
