@@ -58,6 +58,8 @@ let package = Package(
             name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite", "ServiceRuntime"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
+        // Webhooks: the change log pushed to HTTP endpoints through the durable outbox (issue 12).
+        .target(name: "Webhooks", dependencies: ["EntitlementPorts", "Entitlements", "JWS", "ServiceRuntime"]),
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
                                "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "AppStoreServerAPI"]),
@@ -74,7 +76,7 @@ let package = Package(
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
-                               "Entitlements", "JWS"]),
+                               "Entitlements", "JWS", "Webhooks"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
@@ -83,7 +85,8 @@ let package = Package(
         // (Scripts/lib/test-production-binary.sh checks the binary).
         .target(name: "EntitlementTesting",
                 dependencies: ["EntitlementService", "EntitlementPorts", "Entitlements", "RPCCore", "ProtobufWire"]),
-        .executableTarget(name: "entitlementd-testing", dependencies: ["EntitlementDaemon", "EntitlementTesting"]),
+        .executableTarget(name: "entitlementd-testing",
+                          dependencies: ["EntitlementDaemon", "EntitlementTesting", "Webhooks"]),
 
         // Zero-latency verifyReceipt fake for Benchmarks/submit-receipt.sh; never part of the service.
         .executableTarget(name: "apple-fake", dependencies: ["HTTPServer", "HTTPCore"], path: "Benchmarks/apple-fake"),
@@ -117,6 +120,10 @@ let package = Package(
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements"]),
+        // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory.
+        .testTarget(name: "WebhooksTests",
+                    dependencies: ["Webhooks", "EntitlementPorts", "EntitlementMemoryStore", "Entitlements",
+                                   "ServiceRuntime"]),
         // The composition root's edges: metric labels from what the service observed.
         .testTarget(
             name: "EntitlementDaemonTests",

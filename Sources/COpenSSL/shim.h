@@ -12,6 +12,7 @@
 #include <openssl/err.h>
 #include <openssl/crypto.h>
 #include <openssl/objects.h>
+#include <openssl/hmac.h>
 
 static inline STACK_OF(X509) *copenssl_sk_X509_new_null(void) { return sk_X509_new_null(); }
 static inline int copenssl_sk_X509_push(STACK_OF(X509) *sk, X509 *x) { return sk_X509_push(sk, x); }

@@ -8,6 +8,7 @@ import JWS
 import RPCCore
 import HTTPServer
 import ServiceRuntime
+import Webhooks
 
 /// Wires the components together and owns the process lifecycle.
 final class Daemon {
@@ -33,12 +34,20 @@ final class Daemon {
     let changeRetentionMs: Int64?
     let jwsVerifier: JWSVerifier
     let extraServices: [ExtraService]
+    /// --webhook-url and its settings; nil without one.
+    let webhookConfiguration: WebhookDispatcher.Configuration?
+    /// Set in ``run()`` once the store is open; the admin operations read them.
+    var webhookDispatcher: WebhookDispatcher?
+    var webhookOutbox: (any WebhookOutbox)?
     /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
     let shutdownRequested = Latch()
 
-    init(flags: ParsedFlags, extraServices: [ExtraService] = []) throws {
+    /// `webhookSchedule` is the production ``RetrySchedule/standard``; only the test executable
+    /// passes a faster one.
+    init(flags: ParsedFlags, extraServices: [ExtraService] = [], webhookSchedule: RetrySchedule = .standard) throws {
         self.flags = flags
         self.extraServices = extraServices
+        webhookConfiguration = try DaemonFlags.webhookConfiguration(flags, schedule: webhookSchedule)
         guard let level = Logger.Level(name: flags.string("log-level")!) else {
             throw FlagError("--log-level must be debug, info, warning or error")
         }
@@ -138,6 +147,8 @@ final class Daemon {
             logger.error("cannot open the database", [("path", flags.string("database")!), ("error", "\(error)")])
             return 1
         }
+        webhookOutbox = store
+        webhookDispatcher = makeWebhookDispatcher(store: store)
         var router = RPCRouter()
         health.register(into: &router)
         let verifier = ReceiptVerifier(
@@ -170,6 +181,7 @@ final class Daemon {
         http.add("GET", "/healthz") { _, writer in writer.respond(.text(200, "ok")) }
         if adminConfiguration == nil {
             http.add("GET", "/metrics", metricsHandler())
+            addGatedAdminOperations(to: &http)
         }
         let ingestor = NotificationIngestor(
             configuration: .init(
@@ -260,8 +272,10 @@ final class Daemon {
     private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
                        until shutdownRequested: Latch) async {
         let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
+        let webhooks = webhookDispatcher
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
+            if let webhooks { group.addTask { await webhooks.run() } }
             group.addTask { await server.run() }
             if let admin { group.addTask { await admin.run() } }
             group.addTask { await fanOut.run() }
@@ -272,6 +286,8 @@ final class Daemon {
             fanOut.shutdown()
             await server.shutdown(gracePeriod: gracePeriod)
             await admin?.shutdown(gracePeriod: .seconds(1))
+            // Before the store closes: the outcomes of finished deliveries are recorded.
+            await webhooks?.stop()
             await store.close()
             await group.waitForAll()
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceRuntime
+import Webhooks
 
 /// The process entry point shared by `entitlementd` and the test-only `entitlementd-testing`:
 /// parse flags, build every component, serve until SIGTERM, exit.
@@ -13,7 +14,9 @@ public enum DaemonMain {
     /// SIGTERM/SIGINT/SIGHUP wait for the signal watcher instead of killing a half-started
     /// process. The daemon runs as a task; the main thread becomes the signal watcher (not
     /// `dispatchMain()`, which unblocks every signal on it) until the daemon's task exits.
-    public static func run(extraServices: [ExtraService] = []) -> Never {
+    /// `webhookSchedule` replaces the production retry schedule; only `entitlementd-testing`
+    /// passes one (tests cannot wait an hour for a retry), so no flag can weaken production's.
+    public static func run(extraServices: [ExtraService] = [], webhookSchedule: RetrySchedule = .standard) -> Never {
         SignalWatcher.blockHandledSignals()
         let flags: ParsedFlags
         do {
@@ -28,7 +31,7 @@ public enum DaemonMain {
             exit(0)
         }
         do {
-            let daemon = try Daemon(flags: flags, extraServices: extraServices)
+            let daemon = try Daemon(flags: flags, extraServices: extraServices, webhookSchedule: webhookSchedule)
             let signals = daemon.signalWatcher()
             Task { exit(await daemon.run()) }
             signals.run()

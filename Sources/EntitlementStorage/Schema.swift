@@ -218,5 +218,6 @@ enum Schema {
         Migration("drop_history_by_user_product_time", sql: """
             DROP INDEX IF EXISTS history_by_user_product_time;
             """),
+        webhookOutboxMigration,
     ])
 }

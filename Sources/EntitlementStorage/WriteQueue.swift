@@ -8,6 +8,8 @@ enum WriteJob: Sendable {
     case write(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)
     case notification(NotificationWrite, CheckedContinuation<NotificationOutcome, any Error>)
     case seed([FactsWrite], CheckedContinuation<Void, any Error>)
+    /// Webhook outbox rows and delivery outcomes; batched with facts writes.
+    case webhooks(WebhookOutboxWrite, CheckedContinuation<WebhookOutboxAnswer, any Error>)
     /// Runs on the writer thread between batches with the writer's connection (fault tests via
     /// ``EntitlementStore/withWriterConnection(_:)``, and the reconciliation watermark).
     case withConnection(@Sendable (Connection) throws -> Void, CheckedContinuation<Void, any Error>)

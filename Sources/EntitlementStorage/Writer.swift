@@ -83,7 +83,7 @@ final class Writer: @unchecked Sendable {
                     commit(batch)
                     batch.removeAll()
                     continuation.resume(with: Result { try pruneChanges(occurredBefore: cutoffMs, limit: limit) })
-                case .write, .notification:
+                case .write, .notification, .webhooks:
                     batch.append(job)
                 }
             }
@@ -183,6 +183,10 @@ final class Writer: @unchecked Sendable {
             }
             if answer.succeeded { appendedChanges[notification.source.rawValue, default: 0] += appended }
             return answer
+        case let .webhooks(write, continuation):
+            return try answer(continuation, failing: "recording webhook deliveries") {
+                try WebhookOutboxRecorder(db: db).apply(write)
+            }
         case .seed, .withConnection, .dueChanges, .pruneChanges:
             preconditionFailure("run() runs seeds and connection jobs on their own, never in a batch")
         }
@@ -222,6 +226,7 @@ final class Writer: @unchecked Sendable {
         case let .write(_, continuation): continuation.resume(throwing: error)
         case let .notification(_, continuation): continuation.resume(throwing: error)
         case let .seed(_, continuation): continuation.resume(throwing: error)
+        case let .webhooks(_, continuation): continuation.resume(throwing: error)
         case let .withConnection(_, continuation): continuation.resume(throwing: error)
         case let .dueChanges(continuation): continuation.resume(throwing: error)
         case let .pruneChanges(_, _, continuation): continuation.resume(throwing: error)

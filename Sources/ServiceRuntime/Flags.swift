@@ -8,14 +8,18 @@ public struct FlagSpec: Sendable {
     public var defaultValue: String?
     /// A switch (`--x`, or `--x=false`) rather than `--x VALUE`.
     public var isSwitch: Bool
+    /// May be given several times (``ParsedFlags/strings(_:)``); its environment variable holds
+    /// the values separated by whitespace.
+    public var isRepeatable: Bool
 
     public init(_ name: String, value valueName: String = "VALUE", default defaultValue: String? = nil,
-                isSwitch: Bool = false, help: String) {
+                isSwitch: Bool = false, isRepeatable: Bool = false, help: String) {
         self.name = name
         self.valueName = valueName
         self.help = help
         self.defaultValue = defaultValue
         self.isSwitch = isSwitch
+        self.isRepeatable = isRepeatable
     }
 
     /// `--auth-tokens-file` reads `ENTITLEMENTD_AUTH_TOKENS_FILE` when not given.
@@ -32,10 +36,16 @@ public struct FlagError: Error, CustomStringConvertible {
 
 /// Parsed flags: command line first, then the environment, then defaults.
 public struct ParsedFlags: Sendable {
+    /// The value of each flag given (a repeatable flag's last one).
     public let values: [String: String]
     public let helpRequested: Bool
+    /// Every value of each repeatable flag given, in order.
+    public var lists: [String: [String]] = [:]
 
     public func string(_ name: String) -> String? { values[name] }
+
+    /// Every value of a repeatable flag (``FlagSpec/isRepeatable``), in the order given.
+    public func strings(_ name: String) -> [String] { lists[name] ?? values[name].map { [$0] } ?? [] }
 
     public func int(_ name: String, range: ClosedRange<Int> = 0...Int.max) throws(FlagError) -> Int? {
         guard let text = values[name] else { return nil }
@@ -103,6 +113,7 @@ public struct FlagParser: Sendable {
 
     public func parse(_ arguments: [String], environment: [String: String]) throws(FlagError) -> ParsedFlags {
         var values: [String: String] = [:]
+        var lists: [String: [String]] = [:]
         var help = false
         var i = 0
         while i < arguments.count {
@@ -141,6 +152,7 @@ public struct FlagParser: Sendable {
                 values[name] = arguments[i]
                 i += 1
             }
+            if spec.isRepeatable, let value = values[name] { lists[name, default: []].append(value) }
         }
         for spec in specs where values[spec.name] == nil {
             let variable = spec.environmentName(prefix: environmentPrefix)
@@ -150,11 +162,14 @@ public struct FlagParser: Sendable {
                                     + "to leave --\(spec.name) unset")
                 }
                 values[spec.name] = fromEnvironment
+                if spec.isRepeatable {
+                    lists[spec.name] = fromEnvironment.split(whereSeparator: \.isWhitespace).map(String.init)
+                }
             } else if let defaultValue = spec.defaultValue {
                 values[spec.name] = defaultValue
             }
         }
-        return ParsedFlags(values: values, helpRequested: help)
+        return ParsedFlags(values: values, helpRequested: help, lists: lists)
     }
 
     public var usage: String {
@@ -166,6 +181,7 @@ public struct FlagParser: Sendable {
         for spec in specs {
             let left = spec.isSwitch ? "  --\(spec.name)" : "  --\(spec.name) \(spec.valueName)"
             var text = left.padding(toLength: max(left.count + 2, 34), withPad: " ", startingAt: 0) + spec.help
+            if spec.isRepeatable { text += " (repeatable)" }
             if let defaultValue = spec.defaultValue, !spec.isSwitch { text += " (default \(defaultValue))" }
             lines.append(text)
         }

@@ -7,7 +7,7 @@ import ServiceRuntime
 /// stray `ENTITLEMENTCTL_PRODUCT` in the environment cannot narrow a check silently.
 struct CLIArguments {
     enum Command: String, CaseIterable {
-        case check, explain, submit, history, health, watch
+        case check, explain, submit, history, health, watch, webhooks
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -22,6 +22,8 @@ struct CLIArguments {
         FlagSpec(
             "timeout", value: "DURATION", default: "30s",
             help: "give up on each call after this long (500ms, 30s, 5m)"),
+        FlagSpec("admin", value: "HOST:PORT",
+                 help: "where admin operations are served (entitlementd --admin-listen; default: --server)"),
     ]
 
     static func flags(for command: Command) -> [FlagSpec] {
@@ -50,6 +52,8 @@ struct CLIArguments {
             [FlagSpec("user", value: "USER", help: "only this user's changes"),
              FlagSpec("after", value: "CURSOR", help: "replay the changes after this cursor first (a change's cursor)"),
              FlagSpec("for", value: "DURATION", help: "stop after this long (default: until Ctrl-C)")]
+        case .webhooks:
+            [FlagSpec("from", value: "CURSOR", help: "replay: re-deliver every change after this cursor")]
         }
     }
 
@@ -58,6 +62,7 @@ struct CLIArguments {
         case .check, .explain, .history: ["USER"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
         case .health, .watch: []
+        case .webhooks: ["status|replay"]
         }
     }
 

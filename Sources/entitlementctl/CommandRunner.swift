@@ -32,7 +32,7 @@ struct CommandRunner {
             }
             guard arguments.command != nil else {
                 throw FlagError(
-                    "no command given (commands: check, explain, submit, history, health, watch; see --help)")
+                    "no command given (commands: check, explain, submit, history, health, watch, webhooks; see --help)")
             }
             runner = try CommandRunner(arguments)
         } catch {
@@ -43,6 +43,9 @@ struct CommandRunner {
             return try runner.run()
         } catch let error as RPCClientError {
             printError("\(error.code): \(error.message)")
+            return .failure
+        } catch let error as AdminCallError {
+            printError("entitlementctl: \(error)")
             return .failure
         } catch {
             printError("entitlementctl: \(error)")
@@ -78,6 +81,7 @@ struct CommandRunner {
         case .history: return try history(user: user)
         case .health: return try health()
         case .watch: return try watch()
+        case .webhooks: return try webhooks(arguments.positionals[0])
         }
     }
 

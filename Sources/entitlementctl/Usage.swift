@@ -15,6 +15,7 @@ enum Usage {
         case .history: "the user's purchase and subscription events, newest first"
         case .health: "the server's grpc.health.v1 status (SERVING exits 0)"
         case .watch: "print entitlement changes as they happen, one line each (--json: one object per line)"
+        case .webhooks: "webhook delivery per endpoint (status), or re-deliver changes after a cursor (replay --from)"
         }
     }
 
@@ -38,6 +39,12 @@ enum Usage {
         let synopsis = (["entitlementctl", command.rawValue] + CLIArguments.positionals(for: command)).joined(
             separator: " ")
         var lines = ["usage: \(synopsis) [flags]", "", summary(of: command) + "."]
+        if command == .webhooks {
+            lines += ["status: per endpoint, pending deliveries, the oldest one's age, delivered, failed",
+                      "attempts, dead letters and the last error. replay --from CURSOR: enqueue every change",
+                      "after CURSOR again for every endpoint; receivers see duplicates with the same",
+                      "Webhook-Id and drop them. Both call the admin port (--admin, default --server)."]
+        }
         if command == .submit {
             lines += ["RECEIPT_FILE holds base64 receipt data ('-' reads stdin); a JWS (three base64url",
                       "parts joined by '.') is sent as signed_transaction instead."]

@@ -1,0 +1,86 @@
+import EntitlementPorts
+import EntitlementStorage
+import Foundation
+import HTTPCore
+import RPCCore
+import ServiceRuntime
+import Webhooks
+
+/// Webhooks (issue 12): the dispatcher, its admin operations and its metrics.
+extension Daemon {
+    /// The dispatcher --webhook-url asks for, or nil. Built in ``run()`` once the store is open.
+    func makeWebhookDispatcher(store: EntitlementStore) -> WebhookDispatcher? {
+        guard let configuration = webhookConfiguration else { return nil }
+        guard let log = store as Any as? any EntitlementChangeLog else {
+            logger.error("webhooks: this build has no change log; --webhook-url is ignored")
+            return nil
+        }
+        let metrics = WebhookMetrics(registry: self.metrics, outbox: store)
+        let dispatcher = WebhookDispatcher(
+            configuration: configuration, log: log, outbox: store,
+            transport: URLSessionWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
+            logger: logger, cursorText: ChangeCursorText.text, observe: metrics.observe)
+        logger.info("webhooks: delivering entitlement changes",
+                    [("endpoints", configuration.endpoints.map { WebhookEndpointName.redacted($0.absoluteString) }
+                        .joined(separator: " "))])
+        return dispatcher
+    }
+
+    /// The admin operations (JSON in and out), served where /metrics is (see Daemon+Admin).
+    func adminOperations(_ routes: inout HTTPRouter) {
+        let (outbox, dispatcher) = (webhookOutbox, webhookDispatcher)
+        routes.add("GET", "/admin/webhooks") { _, writer in
+            guard let outbox else {
+                writer.respond(.json(200, WebhookAdminJSON.status([], nowMs: WallClock.unixMilliseconds())))
+                return
+            }
+            do {
+                let statuses = try outbox.webhookStatus()
+                writer.respond(.json(200, WebhookAdminJSON.status(statuses, nowMs: WallClock.unixMilliseconds())))
+            } catch {
+                writer.respond(.json(503, WebhookAdminJSON.error("cannot read the webhook outbox: \(error)")))
+            }
+        }
+        routes.add("POST", "/admin/webhooks/replay") { request, writer in
+            guard let dispatcher else {
+                writer.respond(.json(409, WebhookAdminJSON.error(
+                    "no webhooks are configured: start entitlementd with --webhook-url")))
+                return
+            }
+            guard let text = WebhookAdminJSON.fromCursor(request.body), let sequence = ChangeCursorText.sequence(text)
+            else {
+                writer.respond(.json(400, WebhookAdminJSON.error(
+                    "send {\"from_cursor\": CURSOR} with a cursor from a webhook body or a watch")))
+                return
+            }
+            let task = Task {
+                do {
+                    let added = try await dispatcher.replay(after: sequence)
+                    writer.respond(.json(200, "{\"enqueued\":\(added)}"))
+                } catch let error as WebhookReplayError {
+                    writer.respond(.json(400, WebhookAdminJSON.error(error.description)))
+                } catch {
+                    writer.respond(.json(503, WebhookAdminJSON.error("replay failed: \(error)")))
+                }
+            }
+            writer.onCancel { task.cancel() }
+        }
+    }
+
+    /// The admin operations on the service port when there is no --admin-listen, behind the
+    /// same bearer tokens as the admin port.
+    func addGatedAdminOperations(to http: inout HTTPRouter) {
+        var operations = HTTPRouter()
+        adminOperations(&operations)
+        let gate = BearerTokenGate(authenticator: authenticator, protecting: operations)
+        for (method, path) in [("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay")] {
+            http.add(method, path) { request, writer in gate.handle(request, writer: writer) }
+        }
+    }
+}
+
+extension HTTPResponse {
+    static func json(_ status: Int, _ json: String) -> HTTPResponse {
+        .text(status, json + "\n", contentType: "application/json")
+    }
+}

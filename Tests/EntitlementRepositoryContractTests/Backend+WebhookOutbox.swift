@@ -1,0 +1,38 @@
+import EntitlementMemoryStore
+import EntitlementPorts
+import EntitlementStorage
+import Foundation
+
+extension Backend {
+    /// Runs `body` with a fresh, empty ``WebhookOutbox`` of this backend. `reopen` (SQLite
+    /// only; the in-memory one returns the same outbox) closes the store and opens the file
+    /// again, as a restart would.
+    func withOutbox(
+        _ body: (_ outbox: any WebhookOutbox, _ reopen: () async throws -> any WebhookOutbox) async throws -> Void
+    ) async throws {
+        switch self {
+        case .sqlite:
+            let directory = NSTemporaryDirectory() + "webhook-outbox-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let path = directory + "/entitlements.sqlite"
+            var store = try EntitlementStore(path: path, configuration: .init())
+            store.start()
+            do {
+                try await body(store) {
+                    await store.close()
+                    store = try EntitlementStore(path: path, configuration: .init())
+                    store.start()
+                    return store
+                }
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        case .memory:
+            let outbox = InMemoryWebhookOutbox()
+            try await body(outbox) { outbox }
+        }
+    }
+}

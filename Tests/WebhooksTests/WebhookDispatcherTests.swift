@@ -1,0 +1,158 @@
+import EntitlementMemoryStore
+import EntitlementPorts
+import Foundation
+import ServiceRuntime
+import Testing
+import Webhooks
+
+/// The dispatcher on the in-memory outbox, a change log double and a scripted endpoint:
+/// at least once, in order per user, retries, dead letters, replay, retention.
+struct WebhookDispatcherTests {
+    static let endpoint = URL(string: "http://hooks.example/entitlements")!
+    static let fast = RetrySchedule(initialMs: 20, maximumMs: 80, windowMs: 400)
+
+    struct Harness {
+        let log = ChangeLogDouble()
+        let outbox = InMemoryWebhookOutbox()
+        let transport = ScriptedTransport()
+
+        func dispatcher(endpoints: [URL] = [endpoint]) -> WebhookDispatcher {
+            WebhookDispatcher(
+                configuration: .init(endpoints: endpoints, secret: "s3cret", schedule: fast,
+                                     maxConcurrentPerEndpoint: 4, pollInterval: .milliseconds(10)),
+                log: log, outbox: outbox, transport: transport, logger: Logger(sink: { _ in }),
+                cursorText: ChangeCursorText.text)
+        }
+
+        /// Runs `body` while `dispatcher` runs; stops it after.
+        func running(_ dispatcher: WebhookDispatcher, _ body: () async throws -> Void) async throws {
+            let task = Task { await dispatcher.run() }
+            defer { task.cancel() }
+            do {
+                try await body()
+            } catch {
+                await dispatcher.stop()
+                throw error
+            }
+            await dispatcher.stop()
+        }
+
+        func delivered(_ user: String) -> [String] {
+            transport.requests.filter { $0.body.contains("\"userId\":\"\(user)\"") }.map { $0.headers["Webhook-Id"]! }
+        }
+    }
+
+    /// Polls `condition` for up to 20 s (a loaded machine is slow, never wrong).
+    static func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while try !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func everyChangeIsPostedSignedWithItsIdAndTheProtoJSONBody() async throws {
+        let harness = Harness()
+        let dispatcher = harness.dispatcher()
+        try await harness.running(dispatcher) {
+            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            let change = harness.log.append(user: "alice", to: .active)
+            try await Self.eventually("delivery") { try harness.outbox.webhookStatus()[0].delivered == 1 }
+            let request = try #require(harness.transport.requests.first)
+            #expect(request.url == Self.endpoint)
+            #expect(request.headers["Content-Type"] == "application/json")
+            #expect(request.headers["Webhook-Id"] == change.changeID)
+            #expect(request.body == ChangeJSON.body(change, cursor: ChangeCursorText.text(change.sequence)))
+            let signature = try #require(request.headers["Webhook-Signature"])
+            let t = try #require(Int64(signature.dropFirst(2).prefix { $0 != "," }))
+            #expect(signature == WebhookSignature.header(secret: "s3cret", unixSeconds: t, body: request.body))
+            #expect(abs(t - Int64(Date().timeIntervalSince1970)) < 60)
+        }
+    }
+
+    /// alice's endpoint answers 500 to her first three attempts: her changes wait in order
+    /// while bob's go through; then all of hers arrive, in order, each once.
+    @Test func aFailingUserWaitsInOrderWhileOthersProceed() async throws {
+        let harness = Harness()
+        harness.transport.answer { request, _ in
+            let alice = request.body.contains("\"userId\":\"alice\"")
+            let aliceSoFar = alice ? harness.delivered("alice").count : 0
+            return alice && aliceSoFar <= 3 ? .status(500) : .status(204)
+        }
+        let dispatcher = harness.dispatcher()
+        try await harness.running(dispatcher) {
+            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            var alice: [String] = []
+            for step in 0..<3 {
+                alice.append(harness.log.append(user: "alice", to: step % 2 == 0 ? .active : .gracePeriod).changeID)
+                _ = harness.log.append(user: "bob", to: .active)
+            }
+            try await Self.eventually("everything delivered") {
+                let status = try harness.outbox.webhookStatus()[0]
+                return status.delivered == 6 && status.pending == 0
+            }
+            // alice's first change was tried 4 times before any other of hers was tried.
+            #expect(harness.delivered("alice") == Array(repeating: alice[0], count: 4) + [alice[1], alice[2]])
+            #expect(harness.delivered("bob").count == 3)
+            #expect(try harness.outbox.webhookStatus()[0].failedAttempts == 3)
+            #expect(try harness.outbox.webhookStatus()[0].lastError == "HTTP 500")
+        }
+    }
+
+    @Test func aDeliveryFailingForTheWholeWindowIsDeadLetteredAndTheNextOneProceeds() async throws {
+        let harness = Harness()
+        harness.transport.answer { request, _ in
+            request.headers["Webhook-Id"] == "log-1" ? .failed("connection refused") : .status(200)
+        }
+        let dispatcher = harness.dispatcher()
+        try await harness.running(dispatcher) {
+            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            harness.log.append(user: "alice", to: .active)
+            harness.log.append(user: "alice", to: .expired)
+            try await Self.eventually("dead letter, then the next delivered") {
+                let status = try harness.outbox.webhookStatus()[0]
+                return status.deadLetters == 1 && status.delivered == 1 && status.pending == 0
+            }
+            let status = try harness.outbox.webhookStatus()[0]
+            #expect(status.lastError == "connection refused")
+            #expect(status.failedAttempts >= 3)
+            #expect(harness.delivered("alice").last == "log-2")
+        }
+    }
+
+    /// A new endpoint gets changes from now on; replay sends the earlier ones again, and the
+    /// bodies in the outbox do not need the log any more (retention may prune it).
+    @Test func replayResendsEarlierChangesAndPendingBodiesOutliveRetention() async throws {
+        let harness = Harness()
+        harness.log.append(user: "alice", to: .active)
+        harness.transport.answer { _, _ in .status(503) }
+        let dispatcher = harness.dispatcher()
+        try await harness.running(dispatcher) {
+            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            #expect(try harness.outbox.webhookStatus()[0].cursor == 1)
+            harness.log.append(user: "alice", to: .revoked)
+            try await Self.eventually("enqueued") { try harness.outbox.webhookStatus()[0].cursor == 2 }
+            harness.log.prune(through: 2)
+            harness.transport.answer { _, _ in .status(200) }
+            try await Self.eventually("delivered after pruning") { try harness.outbox.webhookStatus()[0].delivered == 1 }
+            #expect(harness.delivered("alice").last == "log-2")
+            await #expect(throws: WebhookReplayError.self) { try await dispatcher.replay(after: 0) }
+        }
+    }
+
+    @Test func replayEnqueuesEachChangeAfterTheCursorOnceMore() async throws {
+        let harness = Harness()
+        let dispatcher = harness.dispatcher()
+        try await harness.running(dispatcher) {
+            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            for _ in 0..<3 { harness.log.append(user: "alice", to: .active) }
+            try await Self.eventually("delivered") { try harness.outbox.webhookStatus()[0].delivered == 3 }
+            #expect(try await dispatcher.replay(after: 1) == 2)
+            try await Self.eventually("replayed") { try harness.outbox.webhookStatus()[0].delivered == 5 }
+            #expect(harness.delivered("alice") == ["log-1", "log-2", "log-3", "log-2", "log-3"])
+        }
+    }
+}
