@@ -44,7 +44,8 @@ enum WebhookStatusTable {
         for endpoint in endpoints {
             func number(_ key: String) -> String { ((endpoint[key] as? NSNumber)?.int64Value).map(String.init) ?? "?" }
             let age = (endpoint["oldest_undelivered_age_seconds"] as? NSNumber)?.doubleValue ?? 0
-            let url = (endpoint["url"] as? String ?? "?") + ((endpoint["active"] as? Bool) == false ? " (inactive)" : "")
+            let inactive = (endpoint["active"] as? Bool) == false
+            let url = (endpoint["url"] as? String ?? "?") + (inactive ? " (inactive)" : "")
             lines.append([url, number("pending"), age > 0 ? String(format: "%.1fs", age) : "-", number("delivered"),
                           number("failed_attempts"), number("dead_letters"), endpoint["last_error"] as? String ?? ""])
         }

@@ -137,7 +137,9 @@ struct WebhookDispatcherTests {
             try await Self.eventually("enqueued") { try harness.outbox.webhookStatus()[0].cursor == 2 }
             harness.log.prune(through: 2)
             harness.transport.answer { _, _ in .status(200) }
-            try await Self.eventually("delivered after pruning") { try harness.outbox.webhookStatus()[0].delivered == 1 }
+            try await Self.eventually("delivered after pruning") {
+                try harness.outbox.webhookStatus()[0].delivered == 1
+            }
             #expect(harness.delivered("alice").last == "log-2")
             await #expect(throws: WebhookReplayError.self) { try await dispatcher.replay(after: 0) }
         }
