@@ -127,7 +127,7 @@ let package = Package(
         // The composition root's edges: metric labels from what the service observed.
         .testTarget(
             name: "EntitlementDaemonTests",
-            dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime"]),
+            dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",

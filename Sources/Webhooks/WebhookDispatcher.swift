@@ -35,9 +35,10 @@ public final class WebhookDispatcher: Sendable {
             self.schedule = schedule
             self.timeout = timeout
             self.maxConcurrentPerEndpoint = max(1, maxConcurrentPerEndpoint)
-            // Retries are due no sooner than schedule.initialMs: polling at a quarter of it
-            // keeps them on time without a busy loop.
-            self.pollInterval = pollInterval ?? .milliseconds(min(1_000, max(10, schedule.initialMs / 4)))
+            // Retries are due no sooner than schedule.initialMs after a failure, so polling at
+            // that interval (1 s in production) delays a retry by at most one more interval;
+            // each poll is one indexed query per endpoint, cheap even with a large backlog.
+            self.pollInterval = pollInterval ?? .milliseconds(min(1_000, max(10, schedule.initialMs)))
             self.feedBatchSize = max(1, feedBatchSize)
         }
     }

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import time
+import urllib.request
 
 import pytest
 from google.protobuf import json_format
@@ -155,8 +156,11 @@ def test_dead_letter_status_and_replay_through_entitlementctl(pb, server, binary
     table = ctl(binary, srv, "webhooks", "status")
     assert table.returncode == 0 and "DEAD" in table.stdout, table
 
-    metrics = ctl(binary, srv, "health")  # the server still answers
-    assert metrics.returncode == 0
+    metrics = urllib.request.urlopen(f"http://{srv.address}/metrics", timeout=10).read().decode()
+    assert 'entitlementd_webhook_deliveries_total{outcome="dead_lettered"} 1' in metrics
+    assert 'entitlementd_webhook_deliveries_total{outcome="delivered"} 1' in metrics
+    assert "entitlementd_webhook_dead_letters 1" in metrics
+    assert "entitlementd_webhook_oldest_undelivered_age_seconds 0" in metrics
 
     # The receiver is fixed; replaying from the start delivers the dead-lettered change too.
     receiver.refuse_when = None
