@@ -109,7 +109,7 @@ def test_receiver_down_across_a_server_restart_loses_nothing(pb, server, tmp_pat
 
 
 def test_sigkill_during_delivery_loses_nothing(pb, server, tmp_path):
-    receiver = Receiver(SECRET.encode(), delay_s=0.05)
+    receiver = Receiver(SECRET.encode(), delay_s=0.2)
     db = tmp_path / "killed.sqlite"
     victim = hooked(server, receiver, "--database", db, "--webhook-max-concurrency", "4")
     victim.check_exit_code = False

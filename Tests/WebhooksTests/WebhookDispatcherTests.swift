@@ -42,9 +42,9 @@ struct WebhookDispatcherTests {
         }
     }
 
-    /// Polls `condition` for up to 20 s (a loaded machine is slow, never wrong).
+    /// Polls `condition` for up to 60 s (a loaded machine is slow, never wrong).
     static func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         while try !condition() {
             guard ContinuousClock.now < deadline else {
                 Issue.record("timed out waiting for \(what)")
