@@ -127,6 +127,26 @@ def test_sigkill_during_delivery_loses_nothing(pb, server, tmp_path):
     assert_in_order_per_user(receiver.accepted())
 
 
+def test_an_endpoint_that_never_answers_holds_bounded_posts_and_slows_no_write(pb, server, binary):
+    """The endpoint accepts connections and never answers: POSTs in flight stay at
+    --webhook-max-concurrency, and every write (each one appends changes) still completes."""
+    receiver = Receiver(SECRET.encode(), delay_s=30)
+    srv = hooked(server, receiver, "--webhook-max-concurrency", "3", "--webhook-timeout", "60s")
+    now = int(time.time() * 1000)
+    for i in range(40):
+        seed(pb, srv, f"hang-{i}", str(60_000_000 + i), now)  # each Seed has a 10 s deadline
+    deadline = time.monotonic() + 30
+    while receiver.requests < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)
+    assert receiver.max_in_flight == 3, receiver.max_in_flight
+    out = ctl(binary, srv, "--json", "webhooks", "status")
+    assert out.returncode == 0, out.stderr
+    status = json.loads(out.stdout)["endpoints"][0]
+    assert status["pending"] == 40 and status["delivered"] == 0, status
+    assert status["oldest_undelivered_age_seconds"] > 0
+
+
 def ctl(binary, srv, *args):
     ctl_path = binary.parent / "entitlementctl"
     return subprocess.run([str(ctl_path), "--server", srv.address, *args], capture_output=True, text=True,

@@ -46,6 +46,8 @@ class Receiver:
         self.arrivals = []
         self.lock = threading.Lock()
         self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._server = None
         self.start(port)
 
@@ -62,9 +64,13 @@ class Receiver:
                 with receiver.lock:
                     receiver.requests += 1
                     failing = receiver.requests <= receiver.fail_first
+                    receiver.in_flight += 1
+                    receiver.max_in_flight = max(receiver.max_in_flight, receiver.in_flight)
                 arrival = Arrival(self.headers.get("Webhook-Id"), dict(self.headers), body, 0, valid)
                 if receiver.delay_s:
                     time.sleep(receiver.delay_s)
+                with receiver.lock:
+                    receiver.in_flight -= 1
                 refuse = receiver.refuse_when is not None and receiver.refuse_when(arrival)
                 status = 400 if not valid else 500 if failing or refuse else 200
                 arrival.status = status
