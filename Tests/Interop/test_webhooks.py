@@ -147,6 +147,22 @@ def test_an_endpoint_that_never_answers_holds_bounded_posts_and_slows_no_write(p
     assert status["oldest_undelivered_age_seconds"] > 0
 
 
+def test_a_redirect_is_a_failed_attempt_never_followed(pb, server, binary):
+    receiver = Receiver(SECRET.encode())
+    receiver.redirect_to = f"http://127.0.0.1:{receiver.port}/elsewhere"
+    srv = hooked(server, receiver)
+    seed(pb, srv, "redirected-0", "70000000", int(time.time() * 1000))
+    deadline = time.monotonic() + 30
+    status = {}
+    while time.monotonic() < deadline:
+        status = json.loads(ctl(binary, srv, "--json", "webhooks", "status").stdout)["endpoints"][0]
+        if status["failed_attempts"] >= 2:
+            break
+        time.sleep(0.1)
+    assert status["failed_attempts"] >= 2 and status["last_error"] == "HTTP 307", status
+    assert all(path.startswith("/hooks") for path in receiver.paths), receiver.paths
+
+
 def ctl(binary, srv, *args):
     ctl_path = binary.parent / "entitlementctl"
     return subprocess.run([str(ctl_path), "--server", srv.address, *args], capture_output=True, text=True,

@@ -43,6 +43,8 @@ class Receiver:
         self.fail_first = fail_first
         self.delay_s = delay_s
         self.refuse_when = None
+        self.redirect_to = None
+        self.paths = []
         self.arrivals = []
         self.lock = threading.Lock()
         self.requests = 0
@@ -60,6 +62,14 @@ class Receiver:
 
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    receiver.paths.append(self.path)
+                if receiver.redirect_to and self.path.startswith("/hooks"):
+                    self.send_response(307)
+                    self.send_header("Location", receiver.redirect_to)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 valid = verify(receiver.secret, self.headers.get("Webhook-Signature", ""), body)
                 with receiver.lock:
                     receiver.requests += 1
