@@ -11,13 +11,9 @@ extension Daemon {
     /// The dispatcher --webhook-url asks for, or nil. Built in ``run()`` once the store is open.
     func makeWebhookDispatcher(store: EntitlementStore) -> WebhookDispatcher? {
         guard let configuration = webhookConfiguration else { return nil }
-        guard let log = store as Any as? any EntitlementChangeLog else {
-            logger.error("webhooks: this build has no change log; --webhook-url is ignored")
-            return nil
-        }
         let metrics = WebhookMetrics(registry: self.metrics, outbox: store)
         let dispatcher = WebhookDispatcher(
-            configuration: configuration, log: log, outbox: store,
+            configuration: configuration, log: store, outbox: store,
             transport: URLSessionWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
             logger: logger, cursorText: ChangeCursorText.text, observe: metrics.observe)
         logger.info("webhooks: delivering entitlement changes",
