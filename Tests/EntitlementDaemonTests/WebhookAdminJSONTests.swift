@@ -14,7 +14,7 @@ struct WebhookAdminJSONTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let endpoint = try #require((object["endpoints"] as? [[String: Any]])?.first)
         #expect(endpoint["url"] as? String == "https://hooks.example/in")
-        #expect(endpoint["cursor"] as? String == "42")
+        #expect(endpoint["cursor"] as? String == "c1.000000000000002a")
         #expect(endpoint["pending"] as? Int == 3)
         #expect(endpoint["oldest_undelivered_age_seconds"] as? Double == 2.5)
         #expect(endpoint["delivered"] as? Int == 7)

@@ -201,7 +201,7 @@ def test_dead_letter_status_and_replay_through_entitlementctl(pb, server, binary
     # The receiver is fixed; replaying from the start delivers the dead-lettered change too.
     receiver.refuse_when = None
     first_cursor = receiver.accepted()[0].body["cursor"]
-    replay = ctl(binary, srv, "webhooks", "replay", "--from", "0")
+    replay = ctl(binary, srv, "webhooks", "replay", "--from", "c1.0000000000000000")
     assert replay.returncode == 0, replay.stderr
     assert "enqueued 2" in replay.stdout
     dead_id = next(a.webhook_id for a in receiver.arrivals if a.body["userId"] == "dead-0")

@@ -127,7 +127,7 @@ class Receiver:
 
 
 def cursor_key(cursor: str):
-    """Orders cursors as the server issues them (strictly increasing): decimal or fixed width."""
+    """Orders cursors as the server issues them: fixed width, so they sort as strings."""
     return (len(cursor), cursor)
 
 
