@@ -9,17 +9,21 @@ import Webhooks
 /// at least once, in order per user, retries, dead letters, replay, retention.
 struct WebhookDispatcherTests {
     static let endpoint = URL(string: "http://hooks.example/entitlements")!
-    static let fast = RetrySchedule(initialMs: 20, maximumMs: 80, windowMs: 400)
+    /// Retries in milliseconds; a window long enough that nothing is dead-lettered by accident
+    /// on a loaded machine.
+    static let fast = RetrySchedule(initialMs: 20, maximumMs: 80, windowMs: 600_000)
+    /// The same, giving up 400 ms after the first attempt.
+    static let shortWindow = RetrySchedule(initialMs: 20, maximumMs: 80, windowMs: 400)
 
     struct Harness {
         let log = ChangeLogDouble()
         let outbox = InMemoryWebhookOutbox()
         let transport = ScriptedTransport()
 
-        func dispatcher(endpoints: [URL] = [endpoint]) -> WebhookDispatcher {
+        func dispatcher(schedule: RetrySchedule = fast) -> WebhookDispatcher {
             WebhookDispatcher(
-                configuration: .init(endpoints: endpoints, secret: "s3cret", schedule: fast,
-                                     maxConcurrentPerEndpoint: 4, pollInterval: .milliseconds(10)),
+                configuration: .init(endpoints: [endpoint], secret: "s3cret", schedule: schedule,
+                                     maxConcurrentPerEndpoint: 4, pollInterval: .milliseconds(25)),
                 log: log, outbox: outbox, transport: transport, logger: Logger(sink: { _ in }),
                 cursorText: ChangeCursorText.text)
         }
@@ -50,7 +54,7 @@ struct WebhookDispatcherTests {
                 Issue.record("timed out waiting for \(what)")
                 return
             }
-            try await Task.sleep(for: .milliseconds(10))
+            try await Task.sleep(for: .milliseconds(25))
         }
     }
 
@@ -107,7 +111,7 @@ struct WebhookDispatcherTests {
         harness.transport.answer { request, _ in
             request.headers["Webhook-Id"] == "log-1" ? .failed("connection refused") : .status(200)
         }
-        let dispatcher = harness.dispatcher()
+        let dispatcher = harness.dispatcher(schedule: Self.shortWindow)
         try await harness.running(dispatcher) {
             try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
             harness.log.append(user: "alice", to: .active)
