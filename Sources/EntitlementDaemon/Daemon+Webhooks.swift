@@ -1,4 +1,5 @@
 import EntitlementPorts
+import EntitlementService
 import EntitlementStorage
 import Foundation
 import HTTPCore
@@ -15,7 +16,7 @@ extension Daemon {
         let dispatcher = WebhookDispatcher(
             configuration: configuration, log: store, outbox: store,
             transport: URLSessionWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
-            logger: logger, cursorText: ChangeCursorText.text, observe: metrics.observe)
+            logger: logger, cursorText: ChangeCursor.encode, observe: metrics.observe)
         logger.info("webhooks: delivering entitlement changes",
                     [("endpoints", configuration.endpoints.map { WebhookEndpointName.redacted($0.absoluteString) }
                         .joined(separator: " "))])
@@ -43,7 +44,7 @@ extension Daemon {
                     "no webhooks are configured: start entitlementd with --webhook-url")))
                 return
             }
-            guard let text = WebhookAdminJSON.fromCursor(request.body), let sequence = ChangeCursorText.sequence(text)
+            guard let text = WebhookAdminJSON.fromCursor(request.body), let sequence = ChangeCursor.decode(text)
             else {
                 writer.respond(.json(400, WebhookAdminJSON.error(
                     "send {\"from_cursor\": CURSOR} with a cursor from a webhook body or a watch")))

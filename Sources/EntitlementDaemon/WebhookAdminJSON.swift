@@ -1,4 +1,5 @@
 import EntitlementPorts
+import EntitlementService
 import Foundation
 import Webhooks
 
@@ -12,7 +13,7 @@ enum WebhookAdminJSON {
             return [
                 "url": WebhookEndpointName.redacted(status.endpoint),
                 "active": status.active,
-                "cursor": ChangeCursorText.text(status.cursor),
+                "cursor": ChangeCursor.encode(status.cursor),
                 "pending": status.pending,
                 "oldest_undelivered_age_seconds": age,
                 "delivered": status.delivered,

@@ -7,6 +7,9 @@ import Webhooks
 
 /// The dispatcher on the in-memory outbox, a change log double and a scripted endpoint:
 /// at least once, in order per user, retries, dead letters, replay, retention.
+/// The cursor the dispatcher is given (the daemon passes WatchEntitlementChanges' encoding).
+@Sendable func cursor(_ sequence: Int64) -> String { "c\(sequence)" }
+
 struct WebhookDispatcherTests {
     static let endpoint = URL(string: "http://hooks.example/entitlements")!
     /// Retries in milliseconds; a window long enough that nothing is dead-lettered by accident
@@ -25,7 +28,7 @@ struct WebhookDispatcherTests {
                 configuration: .init(endpoints: [endpoint], secret: "s3cret", schedule: schedule,
                                      maxConcurrentPerEndpoint: 4, pollInterval: .milliseconds(25)),
                 log: log, outbox: outbox, transport: transport, logger: Logger(sink: { _ in }),
-                cursorText: ChangeCursorText.text)
+                cursorText: cursor)
         }
 
         /// Runs `body` while `dispatcher` runs; stops it after.
@@ -69,7 +72,7 @@ struct WebhookDispatcherTests {
             #expect(request.url == Self.endpoint)
             #expect(request.headers["Content-Type"] == "application/json")
             #expect(request.headers["Webhook-Id"] == change.changeID)
-            #expect(request.body == ChangeJSON.body(change, cursor: ChangeCursorText.text(change.sequence)))
+            #expect(request.body == ChangeJSON.body(change, cursor: cursor(change.sequence)))
             let signature = try #require(request.headers["Webhook-Signature"])
             let t = try #require(Int64(signature.dropFirst(2).prefix { $0 != "," }))
             #expect(signature == WebhookSignature.header(secret: "s3cret", unixSeconds: t, body: request.body))
