@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
-                               "Entitlements", "JWS"]),
+                               "Entitlements", "JWS", "AppStoreServerAPI"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the

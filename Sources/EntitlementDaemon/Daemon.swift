@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import EntitlementPorts
 import EntitlementService
 import EntitlementStorage
@@ -32,6 +33,9 @@ final class Daemon {
     /// --change-retention; nil keeps every change.
     let changeRetentionMs: Int64?
     let jwsVerifier: JWSVerifier
+    /// The App Store Server API (Daemon+ServerAPI.swift); nil without --app-store-key.
+    let serverAPIConfiguration: AppStoreServerClient.Configuration?
+    let receiptRoute: ReceiptRoute
     let extraServices: [ExtraService]
     /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
     let shutdownRequested = Latch()
@@ -61,6 +65,8 @@ final class Daemon {
         verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map(\.inMilliseconds)
         watchBufferBytes = try flags.int("watch-buffer-bytes", range: 4096...(64 << 20))!
         changeRetentionMs = try Daemon.changeRetentionMs(flags)
+        serverAPIConfiguration = try DaemonFlags.serverAPIConfiguration(flags)
+        receiptRoute = try DaemonFlags.receiptRoute(flags, hasKey: serverAPIConfiguration != nil)
         if let path = flags.string("auth-tokens-file") {
             let tokens = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
             // Likely a file not filled in yet; serving would refuse every call, so say so now.
@@ -140,9 +146,11 @@ final class Daemon {
         }
         var router = RPCRouter()
         health.register(into: &router)
+        let appleClient = URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
+        let serverAPI = serverAPIPurchases(transport: appleClient)
         let verifier = ReceiptVerifier(
             configuration: verifierConfiguration,
-            client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
+            client: appleClient,
             now: WallClock.unixMilliseconds,
             observe: { [serviceMetrics] environment, outcome, seconds in
                 serviceMetrics.appleCall(environment: environment, outcome: outcome, seconds: seconds)
@@ -152,8 +160,12 @@ final class Daemon {
         let receipts = ReceiptSubmission(
             verifier: verifier, signedTransactions: signedTransactions,
             repository: store, catalog: catalog,
-            verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds)
-        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds)
+            verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds,
+            serverAPI: serverAPI, revisions: store, receiptRoute: receiptRoute)
+        let refresh = EntitlementRefresh(serverAPI: serverAPI, repository: store, revisions: store, catalog: catalog,
+                                         now: WallClock.unixMilliseconds)
+        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,
+                        refresh: refresh)
             .register(into: &router)
         let fanOut = changeFanOut(store)
         fanOut.register(into: &router)
