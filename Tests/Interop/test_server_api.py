@@ -340,3 +340,32 @@ def test_verify_receipt_mode_keeps_receipts_on_verify_receipt(pb, start, api):
         assert api.calls == [] and len(apple.calls) >= 1
     finally:
         apple.close()
+
+
+def test_entitlementctl_submit_transaction_id_and_refresh(start, api, signer, binary):
+    import json
+    import os
+    import subprocess
+    signed, status = subscription(signer, 95_000, 2)
+    api.add_customer(["95000", "95001"], signed, statuses=[status])
+    s = start()
+    ctl = binary.parent / "entitlementctl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENTITLEMENTCTL_")}
+
+    def run(*args):
+        return subprocess.run([str(ctl), f"--server={s.address}", *args], capture_output=True, text=True,
+                              timeout=30, env=env)
+
+    submitted = run("submit", "ctl-user", "--transaction-id", "95001")
+    assert submitted.returncode == 0, submitted.stderr
+    assert "recorded 2 new transactions" in submitted.stdout and " active " in submitted.stdout
+    refreshed = run("--json", "refresh", "ctl-user")
+    assert refreshed.returncode == 0, refreshed.stderr
+    body = json.loads(refreshed.stdout)
+    assert body["newTransactions"] == 0 and int(body["refreshedAtMs"]) > 0
+    assert [e["state"] for e in body["entitlements"]] == ["ENTITLEMENT_STATE_ACTIVE"]
+    assert run("refresh", "ctl-user").stdout.startswith("refreshed from Apple at")
+    missing = run("submit", "ctl-user")
+    assert missing.returncode == 2 and "RECEIPT_FILE" in missing.stderr
+    unknown = run("submit", "ctl-user", "--transaction-id", "123")
+    assert unknown.returncode == 3 and unknown.stderr.startswith("NOT_FOUND")
