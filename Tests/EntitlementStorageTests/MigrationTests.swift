@@ -9,14 +9,15 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 9)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 10)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 9)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 10)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
         XCTAssertEqual(names, ["chains", "change_log_identity", "entitlement_changes", "entitlement_heads",
-                               "entitlement_heads_baseline", "history_events", "pending_events", "processed_sources",
+                               "entitlement_heads_baseline", "history_events", "history_revisions", "pending_events",
+                               "processed_sources",
                                "reconciliation_watermarks", "refund_reversals", "renewal_infos", "schema_migrations",
                                "sqlite_sequence", "transactions", "user_facts", "users"])
     }
@@ -63,7 +64,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 9)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 10)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -72,11 +73,11 @@ final class MigrationTests: StoreTestCase {
         try await openStore().close()
         do {
             let db = try Connection(path: databasePath)
-            try db.execute("PRAGMA user_version = 10")
+            try db.execute("PRAGMA user_version = 99")
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
-        XCTAssertEqual(error?.message, "database schema version 10 is newer than this entitlementd "
-                       + "knows (9): upgrade entitlementd or point --database elsewhere")
+        XCTAssertEqual(error?.message, "database schema version 99 is newer than this entitlementd "
+                       + "knows (10): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {
