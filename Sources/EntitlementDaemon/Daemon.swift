@@ -147,7 +147,8 @@ final class Daemon {
         var router = RPCRouter()
         health.register(into: &router)
         let appleClient = URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
-        let serverAPI = serverAPIPurchases(transport: appleClient)
+        let apiClient = serverAPIClient(transport: appleClient)
+        let serverAPI = serverAPIPurchases(client: apiClient)
         let verifier = ReceiptVerifier(
             configuration: verifierConfiguration,
             client: appleClient,
