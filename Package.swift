@@ -86,7 +86,9 @@ let package = Package(
         .executableTarget(name: "entitlementd-testing", dependencies: ["EntitlementDaemon", "EntitlementTesting"]),
 
         // Zero-latency verifyReceipt fake for Benchmarks/submit-receipt.sh; never part of the service.
-        .executableTarget(name: "apple-fake", dependencies: ["HTTPServer", "HTTPCore"], path: "Benchmarks/apple-fake"),
+        .executableTarget(name: "apple-fake",
+                          dependencies: ["HTTPServer", "HTTPCore", "AppStore", "Entitlements", "JWS"],
+                          path: "Benchmarks/apple-fake"),
 
         // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
         .executableTarget(name: "entitlementd-fuzz",
