@@ -369,3 +369,20 @@ def test_entitlementctl_submit_transaction_id_and_refresh(start, api, signer, bi
     assert missing.returncode == 2 and "RECEIPT_FILE" in missing.stderr
     unknown = run("submit", "ctl-user", "--transaction-id", "123")
     assert unknown.returncode == 3 and unknown.stderr.startswith("NOT_FOUND")
+
+
+def test_app_store_api_rate_spaces_requests(pb, start, api, signer):
+    """--app-store-api-rate 4: a burst of 4, then one request per 250 ms, so 10 one-request
+    submissions span at least (10 - 4) x 250 ms at the fake (a lower bound: a loaded machine
+    only makes it longer)."""
+    now = apple_pki.now_ms()
+    for i in range(10):
+        api.add_customer([str(96_000 + i)], [signer.sign(transaction(96_000 + i, purchase=now - DAY_MS, expires=None,
+                                                                       signed=now - 1000, environment="Production",
+                                                                       type="Non-Consumable"))])
+    s = start("--app-store-api-rate", "4")
+    for i in range(10):
+        submit_id(pb, s, f"rate-{i}", str(96_000 + i))
+    history = api.calls_to("history")
+    assert len(history) == 10 and all(c["status"] == 200 for c in history)
+    assert history[-1]["at_ms"] - history[0]["at_ms"] >= 6 * 250 - 50
