@@ -37,6 +37,9 @@ final class Daemon {
     let serverAPIConfiguration: AppStoreServerClient.Configuration?
     let receiptRoute: ReceiptRoute
     let extraServices: [ExtraService]
+    /// --reconcile-interval (nil: 0, off) and the reconciler run() builds (Daemon+Reconciliation).
+    let reconcileInterval: Duration?
+    var reconciler: NotificationReconciler?
     /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
     let shutdownRequested = Latch()
 
@@ -64,6 +67,7 @@ final class Daemon {
         jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
         verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map(\.inMilliseconds)
         watchBufferBytes = try flags.int("watch-buffer-bytes", range: 4096...(64 << 20))!
+        reconcileInterval = try DaemonFlags.reconcileInterval(flags)
         changeRetentionMs = try Daemon.changeRetentionMs(flags)
         serverAPIConfiguration = try DaemonFlags.serverAPIConfiguration(flags)
         receiptRoute = try DaemonFlags.receiptRoute(flags, hasKey: serverAPIConfiguration != nil)
@@ -191,6 +195,8 @@ final class Daemon {
         NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
             serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
         }).register(into: &http)
+        reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
+        if adminConfiguration == nil { addAdminOperations(toServicePort: &http) }
         let grpc = GRPCHandler(
             router: router,
             configuration: .init(maxReceiveMessageSize: maxMessageSize, maxBufferedStreamBytes: watchBufferBytes),
@@ -273,6 +279,7 @@ final class Daemon {
     private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
                        until shutdownRequested: Latch) async {
         let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
+        let reconciliation = startReconciliation()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             group.addTask { await server.run() }
@@ -283,6 +290,8 @@ final class Daemon {
             health.beginShutdown()
             // Streams never finish by themselves: end them (UNAVAILABLE, resume by cursor) first.
             fanOut.shutdown()
+            reconciliation?.cancel()
+            await reconciliation?.value
             await server.shutdown(gracePeriod: gracePeriod)
             await admin?.shutdown(gracePeriod: .seconds(1))
             await store.close()

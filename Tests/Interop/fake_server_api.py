@@ -95,7 +95,9 @@ class FakeServerAPI:
         return ["--app-store-key", str(self.key_path), "--app-store-key-id", key_id,
                 "--app-store-issuer-id", issuer_id, "--bundle-id", bundle_id or self.bundle_id,
                 "--app-store-api-url", f"http://127.0.0.1:{self.port}/production",
-                "--app-store-api-sandbox-url", f"http://127.0.0.1:{self.port}/sandbox"]
+                "--app-store-api-sandbox-url", f"http://127.0.0.1:{self.port}/sandbox",
+                # No periodic reconciliation: its notification-history calls would join the counts.
+                "--reconcile-interval", "0"]
 
     def add_customer(self, transaction_ids, signed_transactions, environment="production", statuses=()):
         with self.lock:
