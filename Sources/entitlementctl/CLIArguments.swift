@@ -7,7 +7,7 @@ import ServiceRuntime
 /// stray `ENTITLEMENTCTL_PRODUCT` in the environment cannot narrow a check silently.
 struct CLIArguments {
     enum Command: String, CaseIterable {
-        case check, explain, submit, history, health, watch, refresh
+        case check, explain, submit, history, health, watch, refresh, reconcile
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -22,6 +22,8 @@ struct CLIArguments {
         FlagSpec(
             "timeout", value: "DURATION", default: "30s",
             help: "give up on each call after this long (500ms, 30s, 5m)"),
+        FlagSpec("admin", value: "HOST:PORT",
+                 help: "where admin operations are served (entitlementd --admin-listen; default: --server)"),
     ]
 
     static func flags(for command: Command) -> [FlagSpec] {
@@ -53,6 +55,9 @@ struct CLIArguments {
              FlagSpec("for", value: "DURATION", help: "stop after this long (default: until Ctrl-C)")]
         case .refresh:
             []
+        case .reconcile:
+            [FlagSpec("since", value: "TIME",
+                      help: "ask from this instant (ISO 8601 or Unix ms) instead of the stored watermark")]
         }
     }
 
@@ -60,7 +65,7 @@ struct CLIArguments {
         switch command {
         case .check, .explain, .history, .refresh: ["USER"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
-        case .health, .watch: []
+        case .health, .watch, .reconcile: []
         }
     }
 

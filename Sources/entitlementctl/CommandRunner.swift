@@ -44,6 +44,9 @@ struct CommandRunner {
         } catch let error as RPCClientError {
             printError("\(error.code): \(error.message)")
             return .failure
+        } catch let error as AdminCallError {
+            printError("entitlementctl: \(error)")
+            return .failure
         } catch {
             printError("entitlementctl: \(error)")
             return .usage
@@ -83,6 +86,7 @@ struct CommandRunner {
         case .health: return try health()
         case .watch: return try watch()
         case .refresh: return try refresh(user: user)
+        case .reconcile: return try reconcile()
         }
     }
 

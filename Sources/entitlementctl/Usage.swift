@@ -16,6 +16,7 @@ enum Usage {
         case .health: "the server's grpc.health.v1 status (SERVING exits 0)"
         case .watch: "print entitlement changes as they happen, one line each (--json: one object per line)"
         case .refresh: "ask Apple (App Store Server API) about every chain the user owns; record what is new"
+        case .reconcile: "ask Apple's notification history for what the webhook missed and apply it (admin port)"
         }
     }
 
