@@ -76,7 +76,7 @@ let package = Package(
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
-                               "Entitlements", "JWS", "Webhooks"]),
+                               "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
@@ -89,11 +89,14 @@ let package = Package(
                           dependencies: ["EntitlementDaemon", "EntitlementTesting", "Webhooks"]),
 
         // Zero-latency verifyReceipt fake for Benchmarks/submit-receipt.sh; never part of the service.
-        .executableTarget(name: "apple-fake", dependencies: ["HTTPServer", "HTTPCore"], path: "Benchmarks/apple-fake"),
+        .executableTarget(name: "apple-fake",
+                          dependencies: ["HTTPServer", "HTTPCore", "AppStore", "Entitlements", "JWS"],
+                          path: "Benchmarks/apple-fake"),
 
         // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
         .executableTarget(name: "entitlementd-fuzz",
-                          dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1"]),
+                          dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1",
+                                         "AppStoreServerAPI"]),
         // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
         .executableTarget(name: "entitlementd-bench",
                           dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "ServiceRuntime"],

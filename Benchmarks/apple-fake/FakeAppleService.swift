@@ -7,7 +7,8 @@ import Synchronization
 /// `distinct`: each receipt gets its own transactions. Receipts are told apart by the first
 /// bytes of their receipt-data (the benchmark's receipts differ there); the n-th receipt seen
 /// has every id shifted by n * 10^9, so ids never collide and a receipt sent again gets the
-/// same ids. `GET /calls` answers how many verifyReceipt calls were served.
+/// same ids. `GET /calls` answers how many verifyReceipt calls were served, `GET /api-calls`
+/// how many App Store Server API requests (``ServerAPIFake``, with --server-api).
 final class FakeAppleService: HTTPService {
     static let keyBytes = 64
     static let idStride: UInt64 = 1_000_000_000
@@ -16,16 +17,28 @@ final class FakeAppleService: HTTPService {
     let distinct: Bool
     let offsets = Mutex<[[UInt8]: UInt64]>([:])
     let calls = Atomic<Int>(0)
+    let apiCalls = Atomic<Int>(0)
+    let serverAPI: ServerAPIFake?
 
-    init(template: SampleTemplate, distinct: Bool) {
+    init(template: SampleTemplate, distinct: Bool, serverAPI: ServerAPIFake? = nil) {
         self.template = template
         self.distinct = distinct
+        self.serverAPI = serverAPI
     }
 
     func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
         let path = request.pathWithoutQuery
         if request.method == "GET", path == "/calls" {
             writer.respond(.text(200, "\(calls.load(ordering: .relaxed))\n"))
+            return
+        }
+        if request.method == "GET", path == "/api-calls" {
+            writer.respond(.text(200, "\(apiCalls.load(ordering: .relaxed))\n"))
+            return
+        }
+        if request.method == "GET", let serverAPI, let answer = serverAPI.answer(String(path)) {
+            apiCalls.add(1, ordering: .relaxed)
+            writer.respond(answer)
             return
         }
         guard request.method == "POST", path == "/production/verifyReceipt" || path == "/sandbox/verifyReceipt" else {

@@ -5,7 +5,10 @@ import HTTPServer
 // A zero-latency fake of Apple's verifyReceipt for Benchmarks/submit-receipt.sh, served by the
 // project's own HTTPServer so the fake costs little next to the server under test.
 //
-//   apple-fake --sample FILE [--listen 127.0.0.1:0] [--threads 1] [--distinct]
+//   apple-fake --sample FILE [--listen 127.0.0.1:0] [--threads 1] [--distinct] [--server-api DIR]
+//
+// --server-api DIR also serves the App Store Server API's history and status endpoints
+// (ServerAPIFake), writing DIR/root.pem and DIR/AuthKey.p8 for the server under test.
 //
 // Prints `apple-fake listening on ADDR ...`, then serves until killed (SIGTERM).
 
@@ -18,6 +21,7 @@ var listen = "127.0.0.1:0"
 var threads = 1
 var samplePath: String?
 var distinct = false
+var serverAPIDirectory: String?
 var arguments = Array(CommandLine.arguments.dropFirst())[...]
 @MainActor func value(of flag: String) -> String {
     guard let value = arguments.popFirst() else { fail("\(flag) needs a value") }
@@ -31,6 +35,7 @@ while let flag = arguments.popFirst() {
         threads = n
     case "--sample": samplePath = value(of: flag)
     case "--distinct": distinct = true
+    case "--server-api": serverAPIDirectory = value(of: flag)
     default: fail("unknown flag \(flag)")
     }
 }
@@ -42,7 +47,13 @@ guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(
 }
 let template = SampleTemplate([UInt8](sample))
 guard template.idCount > 0 else { fail("no transaction ids found in \(samplePath)") }
-let service = FakeAppleService(template: template, distinct: distinct)
+let serverAPI: ServerAPIFake?
+do {
+    serverAPI = try serverAPIDirectory.map { try ServerAPIFake(directory: $0) }
+} catch {
+    fail("cannot set up the Server API fake: \(error)")
+}
+let service = FakeAppleService(template: template, distinct: distinct, serverAPI: serverAPI)
 let configuration = ServerConfiguration(host: String(listen[..<colon]), port: port, threads: threads)
 let server: HTTPServer
 do {

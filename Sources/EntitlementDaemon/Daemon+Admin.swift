@@ -15,6 +15,7 @@ extension Daemon {
     func adminRoutes() -> HTTPRouter {
         var routes = HTTPRouter()
         routes.add("GET", "/metrics", metricsHandler())
+        routes.add("POST", "/admin/reconcile", reconcileHandler())
         adminOperations(&routes)
         return routes
     }

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import EntitlementPorts
 import EntitlementService
 import EntitlementStorage
@@ -33,7 +34,13 @@ final class Daemon {
     /// --change-retention; nil keeps every change.
     let changeRetentionMs: Int64?
     let jwsVerifier: JWSVerifier
+    /// The App Store Server API (Daemon+ServerAPI.swift); nil without --app-store-key.
+    let serverAPIConfiguration: AppStoreServerClient.Configuration?
+    let receiptRoute: ReceiptRoute
     let extraServices: [ExtraService]
+    /// --reconcile-interval (nil: 0, off) and the reconciler run() builds (Daemon+Reconciliation).
+    let reconcileInterval: Duration?
+    var reconciler: NotificationReconciler?
     /// --webhook-url and its settings; nil without one.
     let webhookConfiguration: WebhookDispatcher.Configuration?
     /// Set in ``run()`` once the store is open; the admin operations read them.
@@ -69,7 +76,10 @@ final class Daemon {
         jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
         verifyCacheTTLMs = try flags.duration("verify-cache-ttl").map(\.inMilliseconds)
         watchBufferBytes = try flags.int("watch-buffer-bytes", range: 4096...(64 << 20))!
+        reconcileInterval = try DaemonFlags.reconcileInterval(flags)
         changeRetentionMs = try Daemon.changeRetentionMs(flags)
+        serverAPIConfiguration = try DaemonFlags.serverAPIConfiguration(flags)
+        receiptRoute = try DaemonFlags.receiptRoute(flags, hasKey: serverAPIConfiguration != nil)
         if let path = flags.string("auth-tokens-file") {
             let tokens = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
             // Likely a file not filled in yet; serving would refuse every call, so say so now.
@@ -151,9 +161,12 @@ final class Daemon {
         webhookDispatcher = makeWebhookDispatcher(store: store)
         var router = RPCRouter()
         health.register(into: &router)
+        let appleClient = URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
+        let apiClient = serverAPIClient(transport: appleClient)
+        let serverAPI = serverAPIPurchases(client: apiClient)
         let verifier = ReceiptVerifier(
             configuration: verifierConfiguration,
-            client: URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency),
+            client: appleClient,
             now: WallClock.unixMilliseconds,
             observe: { [serviceMetrics] environment, outcome, seconds in
                 serviceMetrics.appleCall(environment: environment, outcome: outcome, seconds: seconds)
@@ -163,8 +176,12 @@ final class Daemon {
         let receipts = ReceiptSubmission(
             verifier: verifier, signedTransactions: signedTransactions,
             repository: store, catalog: catalog,
-            verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds)
-        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds)
+            verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds,
+            serverAPI: serverAPI, revisions: store, receiptRoute: receiptRoute)
+        let refresh = EntitlementRefresh(serverAPI: serverAPI, repository: store, revisions: store, catalog: catalog,
+                                         now: WallClock.unixMilliseconds)
+        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,
+                        refresh: refresh)
             .register(into: &router)
         let fanOut = changeFanOut(store)
         fanOut.register(into: &router)
@@ -190,6 +207,8 @@ final class Daemon {
         NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
             serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
         }).register(into: &http)
+        reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
+        if adminConfiguration == nil { addAdminOperations(toServicePort: &http) }
         let grpc = GRPCHandler(
             router: router,
             configuration: .init(maxReceiveMessageSize: maxMessageSize, maxBufferedStreamBytes: watchBufferBytes),
@@ -272,6 +291,7 @@ final class Daemon {
     private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
                        until shutdownRequested: Latch) async {
         let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
+        let reconciliation = startReconciliation()
         let webhooks = webhookDispatcher
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
@@ -284,6 +304,8 @@ final class Daemon {
             health.beginShutdown()
             // Streams never finish by themselves: end them (UNAVAILABLE, resume by cursor) first.
             fanOut.shutdown()
+            reconciliation?.cancel()
+            await reconciliation?.value
             await server.shutdown(gracePeriod: gracePeriod)
             await admin?.shutdown(gracePeriod: .seconds(1))
             // Before the store closes: the outcomes of finished deliveries are recorded.

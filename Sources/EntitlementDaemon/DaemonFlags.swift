@@ -79,7 +79,7 @@ enum DaemonFlags {
             FlagSpec("stream-keepalive", value: "DURATION", default: "20s",
                      help: "PING connections with open streams after this long without traffic (keep it under "
                          + "proxies' read timeouts: nginx's grpc_read_timeout is 60s)"),
-        ] + webhookSpecs,
+        ] + serverAPISpecs + reconciliationSpecs + webhookSpecs,
         refusesEmptyValues: true)
 
     /// The largest request message (--max-message-size), gRPC's limit.

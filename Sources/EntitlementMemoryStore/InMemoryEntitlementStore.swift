@@ -23,6 +23,8 @@ public final class InMemoryEntitlementStore: EntitlementRepository {
     /// This log's random id, the prefix of its change ids.
     let changeLogID: String
     let changeObservers = Mutex<[@Sendable (Int64) -> Void]>([])
+    /// The Server API's history revision per chain (InMemoryEntitlementStore+HistoryRevisions).
+    let historyRevisions = Mutex<[String: String]>([:])
 
     /// `clock` gives Unix milliseconds: when a chain changed owner (the transfer event's date),
     /// when a change occurred. `catalog` is the one CheckEntitlement answers with, so the change

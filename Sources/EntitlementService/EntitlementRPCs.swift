@@ -17,13 +17,16 @@ public struct EntitlementRPCs: Sendable {
     let catalog: Catalog
     let now: UnixClock
     let receipts: ReceiptSubmission
+    /// RefreshEntitlements; without one the RPC answers FAILED_PRECONDITION.
+    let refresh: EntitlementRefresh?
 
     public init(repository: any EntitlementRepository, catalog: Catalog, receipts: ReceiptSubmission,
-                now: @escaping UnixClock) {
+                now: @escaping UnixClock, refresh: EntitlementRefresh? = nil) {
         self.repository = repository
         self.catalog = catalog
         self.receipts = receipts
         self.now = now
+        self.refresh = refresh
     }
 
     public func register(into router: inout RPCRouter) {
@@ -41,9 +44,18 @@ public struct EntitlementRPCs: Sendable {
         }
         router.register(EntitlementRPCs.servicePrefix + "SubmitReceipt") {
             (
-                request: EntitlementV1.SubmitReceiptRequest, _: RPCContext
+                request: EntitlementV1.SubmitReceiptRequest, context: RPCContext
             ) async throws -> EntitlementV1.SubmitReceiptResponse in
-            try await self.receipts.submit(request)
+            try await self.receipts.submit(request, deadline: context.deadline)
+        }
+        router.register(EntitlementRPCs.servicePrefix + "RefreshEntitlements") {
+            (
+                request: EntitlementV1.RefreshEntitlementsRequest, context: RPCContext
+            ) async throws -> EntitlementV1.RefreshEntitlementsResponse in
+            guard let refresh = self.refresh else {
+                throw RPCError(.failedPrecondition, ReceiptSubmission.serverAPIRequired)
+            }
+            return try await refresh.refresh(request, deadline: context.deadline)
         }
     }
 

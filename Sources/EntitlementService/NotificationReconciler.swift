@@ -135,9 +135,7 @@ public final class NotificationReconciler: Sendable {
                 deadline: nil)
             run.pages += 1
             run.found += page.signedPayloads.count
-            for signedPayload in page.signedPayloads {
-                try await apply(signedPayload, to: &run)
-            }
+            try await apply(page.signedPayloads, to: &run)
             guard page.hasMore else { return }
             guard let next = page.paginationToken, !next.isEmpty else {
                 throw ReconciliationError(
@@ -147,10 +145,31 @@ public final class NotificationReconciler: Sendable {
         } while true
     }
 
-    /// One payload through the webhook's path, wrapped as Apple posts it.
-    private func apply(_ signedPayload: String, to run: inout ReconciliationReport.EnvironmentRun) async throws {
-        let body = (try? JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])).map(Array.init)
-        let result = await ingestor.ingest(body ?? [])
+    /// One page's payloads through the webhook's path, each wrapped as Apple posts it, all at
+    /// once: the ingestor applies notifications order-independently (as it must for Apple's
+    /// own redeliveries), so they verify in parallel and share the store's group commits. The
+    /// page counts as applied only when every one of them returned (each after its commit).
+    private func apply(_ signedPayloads: [String], to run: inout ReconciliationReport.EnvironmentRun) async throws {
+        let ingestor = self.ingestor
+        let results = await withTaskGroup(of: IngestedNotification.self) { group in
+            for signedPayload in signedPayloads {
+                group.addTask {
+                    let body = try? JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
+                    return await ingestor.ingest(body.map(Array.init) ?? [])
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        var unavailable = false
+        for result in results {
+            tally(result, into: &run, unavailable: &unavailable)
+        }
+        if unavailable { throw ReconciliationError(message: "the store cannot take notifications now; retry later") }
+    }
+
+    private func tally(
+        _ result: IngestedNotification, into run: inout ReconciliationReport.EnvironmentRun, unavailable: inout Bool
+    ) {
         switch result.disposition {
         case .accepted, .orphaned: run.applied += 1
         case .duplicate: run.duplicate += 1
@@ -160,7 +179,7 @@ public final class NotificationReconciler: Sendable {
             logger.warning("reconciliation: Apple's history held a notification that does not verify; skipped",
                            [("notification_id", result.notificationID), ("reason", rejection.message)])
         case .retryLater, .failed:
-            throw ReconciliationError(message: "the store cannot take notifications now; retry later")
+            unavailable = true
         }
     }
 

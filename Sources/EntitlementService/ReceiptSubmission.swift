@@ -15,14 +15,24 @@ public struct ReceiptSubmission: Sendable {
     let now: UnixClock
     let recentlyVerified: RecentlyVerified?
     let signedTransactions: SignedTransactionVerifier
+    /// The App Store Server API (transaction_id, and receipt_data per ``receiptRoute``); nil
+    /// without a key.
+    let serverAPI: ServerAPIPurchases?
+    let revisions: (any TransactionHistoryRevisions)?
+    let receiptRoute: ReceiptRoute
 
     /// `verifyCacheTTLMs`: a receipt verified this recently is answered from the store
     /// without calling Apple (nil: always call Apple).
     public init(verifier: ReceiptVerifier, signedTransactions: SignedTransactionVerifier,
                 repository: any EntitlementRepository, catalog: Catalog,
-                verifyCacheTTLMs: Int64?, now: @escaping UnixClock) {
+                verifyCacheTTLMs: Int64?, now: @escaping UnixClock,
+                serverAPI: ServerAPIPurchases? = nil, revisions: (any TransactionHistoryRevisions)? = nil,
+                receiptRoute: ReceiptRoute = .verifyReceipt) {
         self.verifier = verifier
         self.signedTransactions = signedTransactions
+        self.serverAPI = serverAPI
+        self.revisions = revisions
+        self.receiptRoute = serverAPI == nil ? .verifyReceipt : receiptRoute
         self.repository = repository
         self.catalog = catalog
         self.now = now
@@ -31,24 +41,32 @@ public struct ReceiptSubmission: Sendable {
 
     /// The SubmitReceipt handler: verification failures become gRPC status here
     /// (``ServiceErrors``), the one mapping for this RPC.
-    func submit(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse {
-        try await ServiceErrors.mapping { try await verifyAndStore(request) }
+    func submit(_ request: EntitlementV1.SubmitReceiptRequest,
+                deadline: ContinuousClock.Instant? = nil) async throws -> EntitlementV1.SubmitReceiptResponse {
+        try await ServiceErrors.mapping { try await verifyAndStore(request, deadline: deadline) }
     }
 
     func verifyAndStore(
-        _ request: EntitlementV1.SubmitReceiptRequest
+        _ request: EntitlementV1.SubmitReceiptRequest, deadline: ContinuousClock.Instant? = nil
     ) async throws -> EntitlementV1.SubmitReceiptResponse {
         guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
         let hasReceipt = !request.receiptData.isEmpty
         let hasSigned = !request.signedTransaction.isEmpty
-        guard hasReceipt != hasSigned else {
-            throw RPCError(.invalidArgument, "set exactly one of receipt_data and signed_transaction")
+        let hasTransactionID = !request.transactionID.isEmpty
+        guard [hasReceipt, hasSigned, hasTransactionID].filter({ $0 }).count == 1 else {
+            throw RPCError(.invalidArgument, "set exactly one of receipt_data, signed_transaction and transaction_id")
         }
+        if hasTransactionID { return try await submitTransactionID(request, deadline: deadline) }
         guard hasReceipt else { return try await submitSigned(request) }
         guard let receipt = ReceiptData.normalized(request.receiptData) else {
             throw RPCError(
                 .invalidArgument,
                 "receipt_data is not standard base64 (the app's appStoreReceiptURL contents, base64-encoded)")
+        }
+        if case .serverAPI(let fallback) = receiptRoute,
+           let answered = try await submitReceiptViaServerAPI(receipt, userID: request.userID, fallback: fallback,
+                                                              deadline: deadline) {
+            return answered
         }
         let receiptHash = SHA256.hexHash(receipt.utf8)
         var response = EntitlementV1.SubmitReceiptResponse()

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import RPCCore
 
 /// The RPC edge: where the service's domain errors become a gRPC status and a message the
@@ -10,6 +11,8 @@ enum ServiceErrors {
         switch error {
         case let error as ReceiptVerificationError: return error.rpcError
         case let error as SignedTransactionError: return error.rpcError
+        case let error as ServerAPIError: return error.rpcError
+        case let error as ServerAPIDataRejected: return error.rpcError
         default: return error
         }
     }

@@ -1,8 +1,9 @@
 import EntitlementPorts
 import SQLite
 
-/// A seam for tests that provoke storage faults, and for the reconciliation watermark
-/// (EntitlementStore+Reconciliation); internal, so no binary can reach it directly.
+/// A seam for tests that provoke storage faults, and for rare jobs that need no group commit:
+/// the reconciliation watermark (EntitlementStore+Reconciliation) and the history revisions
+/// (EntitlementStore+HistoryRevisions); internal, so no binary can reach it directly.
 extension EntitlementStore {
     /// Runs `body` on the writer thread, between batches, with the writer's own connection.
     ///

@@ -218,6 +218,14 @@ enum Schema {
         Migration("drop_history_by_user_product_time", sql: """
             DROP INDEX IF EXISTS history_by_user_product_time;
             """),
+        // The App Store Server API's transaction-history revision per chain (issue 11): a
+        // refresh asks only for what changed since.
+        Migration("server_api_history_revisions", sql: """
+            CREATE TABLE history_revisions (
+                original_transaction_id TEXT PRIMARY KEY,
+                revision TEXT NOT NULL
+            ) WITHOUT ROWID;
+            """),
         webhookOutboxMigration,
     ])
 }

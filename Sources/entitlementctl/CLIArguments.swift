@@ -7,7 +7,7 @@ import ServiceRuntime
 /// stray `ENTITLEMENTCTL_PRODUCT` in the environment cannot narrow a check silently.
 struct CLIArguments {
     enum Command: String, CaseIterable {
-        case check, explain, submit, history, health, watch, webhooks
+        case check, explain, submit, history, health, watch, refresh, reconcile, webhooks
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -40,7 +40,8 @@ struct CLIArguments {
              FlagSpec("entitlement", value: "ENTITLEMENT_ID", help: "only products that unlock this entitlement"),
              FlagSpec("at", value: "TIME", help: "explain at this instant: ISO 8601 (2026-04-01T00:00:00Z) or Unix ms")]
         case .submit:
-            []
+            [FlagSpec("transaction-id", value: "ID",
+                      help: "look up this App Store transaction id with the Server API instead of a RECEIPT_FILE")]
         case .history:
             [FlagSpec("product", value: "PRODUCT_ID", help: "only this product"),
              FlagSpec("all", isSwitch: true, help: "follow next_page_token to the last page"),
@@ -52,6 +53,11 @@ struct CLIArguments {
             [FlagSpec("user", value: "USER", help: "only this user's changes"),
              FlagSpec("after", value: "CURSOR", help: "replay the changes after this cursor first (a change's cursor)"),
              FlagSpec("for", value: "DURATION", help: "stop after this long (default: until Ctrl-C)")]
+        case .refresh:
+            []
+        case .reconcile:
+            [FlagSpec("since", value: "TIME",
+                      help: "ask from this instant (ISO 8601 or Unix ms) instead of the stored watermark")]
         case .webhooks:
             [FlagSpec("from", value: "CURSOR", help: "replay: re-deliver every change after this cursor")]
         }
@@ -59,9 +65,9 @@ struct CLIArguments {
 
     static func positionals(for command: Command) -> [String] {
         switch command {
-        case .check, .explain, .history: ["USER"]
+        case .check, .explain, .history, .refresh: ["USER"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
-        case .health, .watch: []
+        case .health, .watch, .reconcile: []
         case .webhooks: ["status|replay"]
         }
     }
@@ -126,7 +132,9 @@ struct CLIArguments {
         let parsed = CLIArguments(command: command, positionals: positionals, global: global, local: local,
                                   helpRequested: help)
         if !help, let command {
-            let expected = CLIArguments.positionals(for: command)
+            var expected = CLIArguments.positionals(for: command)
+            // `submit USER --transaction-id ID` names no receipt file.
+            if command == .submit, local.string("transaction-id") != nil { expected.removeLast() }
             guard positionals.count == expected.count else {
                 let missing = positionals.count < expected.count
                 throw FlagError(

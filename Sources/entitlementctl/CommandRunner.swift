@@ -31,8 +31,8 @@ struct CommandRunner {
                 return .ok
             }
             guard arguments.command != nil else {
-                throw FlagError(
-                    "no command given (commands: check, explain, submit, history, health, watch, webhooks; see --help)")
+                let commands = CLIArguments.Command.allCases.map(\.rawValue).joined(separator: ", ")
+                throw FlagError("no command given (commands: \(commands); see --help)")
             }
             runner = try CommandRunner(arguments)
         } catch {
@@ -77,10 +77,16 @@ struct CommandRunner {
         switch arguments.command! {
         case .check: return try check(user: user)
         case .explain: return try explain(user: user)
-        case .submit: return try submit(user: user, path: arguments.positionals[1])
+        case .submit:
+            if let transactionID = arguments.local.string("transaction-id") {
+                return try submit(EntitlementV1.SubmitReceiptRequest(userID: user, transactionID: transactionID))
+            }
+            return try submit(try ReceiptInput.request(user: user, path: arguments.positionals[1]))
         case .history: return try history(user: user)
         case .health: return try health()
         case .watch: return try watch()
+        case .refresh: return try refresh(user: user)
+        case .reconcile: return try reconcile()
         case .webhooks: return try webhooks(arguments.positionals[0])
         }
     }
@@ -96,8 +102,7 @@ struct CommandRunner {
         return response.active ? .ok : .inactive
     }
 
-    private func submit(user: String, path: String) throws -> ExitCode {
-        let request = try ReceiptInput.request(user: user, path: path)
+    private func submit(_ request: EntitlementV1.SubmitReceiptRequest) throws -> ExitCode {
         let response: EntitlementV1.SubmitReceiptResponse = try client.unary(
             path: CommandRunner.service + "SubmitReceipt", request: request, metadata: metadata, timeout: timeout)
         print(json ? ProtoJSON.submit(response).rendered : TableOutput.submit(response))

@@ -15,6 +15,8 @@ enum Usage {
         case .history: "the user's purchase and subscription events, newest first"
         case .health: "the server's grpc.health.v1 status (SERVING exits 0)"
         case .watch: "print entitlement changes as they happen, one line each (--json: one object per line)"
+        case .refresh: "ask Apple (App Store Server API) about every chain the user owns; record what is new"
+        case .reconcile: "ask Apple's notification history for what the webhook missed and apply it (admin port)"
         case .webhooks: "webhook delivery per endpoint (status), or re-deliver changes after a cursor (replay --from)"
         }
     }
@@ -47,7 +49,8 @@ enum Usage {
         }
         if command == .submit {
             lines += ["RECEIPT_FILE holds base64 receipt data ('-' reads stdin); a JWS (three base64url",
-                      "parts joined by '.') is sent as signed_transaction instead."]
+                      "parts joined by '.') is sent as signed_transaction instead. With --transaction-id ID",
+                      "there is no RECEIPT_FILE: the server looks the id up with the App Store Server API."]
         }
         let own = CLIArguments.flags(for: command)
         if !own.isEmpty {

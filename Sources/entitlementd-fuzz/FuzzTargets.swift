@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreServerAPI
 import EntitlementAPI
 import HTTP1
 import JWS
@@ -19,7 +20,11 @@ enum FuzzTargets {
             _ = try? EntitlementV1.CheckEntitlementResponse(protobufBytes: slice)
             _ = try? EntitlementV1.ListHistoryResponse(protobufBytes: slice)
             _ = try? EntitlementV1.ExplainEntitlementResponse(protobufBytes: slice)
+            _ = try? EntitlementV1.RefreshEntitlementsRequest(protobufBytes: slice)
+            _ = try? EntitlementV1.RefreshEntitlementsResponse(protobufBytes: slice)
         },
+        // App Store app receipts (PKCS#7 + ASN.1 through OpenSSL) from SubmitReceipt's receipt_data.
+        "app-receipt": { bytes in _ = try? AppReceipt.inAppPurchases(der: Array(bytes)) },
         "grpc-frames": { bytes in
             var deframer = Deframer(limit: 1 << 16)
             let input = Array(bytes)

@@ -16,7 +16,8 @@ final class MigrationTests: StoreTestCase {
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
         XCTAssertEqual(names, ["chains", "change_log_identity", "entitlement_changes", "entitlement_heads",
-                               "entitlement_heads_baseline", "history_events", "pending_events", "processed_sources",
+                               "entitlement_heads_baseline", "history_events", "history_revisions", "pending_events",
+                               "processed_sources",
                                "reconciliation_watermarks", "refund_reversals", "renewal_infos", "schema_migrations",
                                "sqlite_sequence", "transactions", "user_facts", "users", "webhook_dead_letters",
                                "webhook_endpoints", "webhook_outbox"])
@@ -73,11 +74,11 @@ final class MigrationTests: StoreTestCase {
         try await openStore().close()
         do {
             let db = try Connection(path: databasePath)
-            try db.execute("PRAGMA user_version = 11")
+            try db.execute("PRAGMA user_version = 99")
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
-        XCTAssertEqual(error?.message, "database schema version 11 is newer than this entitlementd "
-                       + "knows (10): upgrade entitlementd or point --database elsewhere")
+        XCTAssertEqual(error?.message, "database schema version 99 is newer than this entitlementd "
+                       + "knows (11): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

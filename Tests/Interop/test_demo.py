@@ -1,10 +1,12 @@
 """Scripts/demo end to end: entitlementd with appstore-sim as its Apple, driven through
 entitlementctl, checking every state the demo prints."""
+import json
 import os
 import re
 import socket
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -43,14 +45,20 @@ def wired(binary, tmp_path):
     sim = subprocess.Popen([str(sim_bin), "serve", "--listen", f"127.0.0.1:{sim_port}", "--shared-secret", "demo",
                             "--bundle-id", "com.example.app", "--webhook-url",
                             f"http://127.0.0.1:{ent_port}/apple/notifications", "--notifications", "v2",
-                            "--root-ca-out", str(root)], stdout=open(sim_log, "wb"), stderr=subprocess.STDOUT)
+                            "--root-ca-out", str(root), "--api-key-out", str(tmp_path / "sim.p8")],
+                           stdout=open(sim_log, "wb"), stderr=subprocess.STDOUT)
     procs = [sim]
     try:
         wait_for_line(sim_log, "listening on", sim)
         ent = subprocess.Popen([str(binary), "--listen", f"127.0.0.1:{ent_port}", "--database", str(tmp_path / "d.sqlite"),
                                 "--apple-production-url", f"http://127.0.0.1:{sim_port}/production/verifyReceipt",
                                 "--apple-sandbox-url", f"http://127.0.0.1:{sim_port}/sandbox/verifyReceipt",
-                                "--apple-root-ca", str(root), "--bundle-id", "com.example.app"],
+                                "--apple-root-ca", str(root), "--bundle-id", "com.example.app",
+                                # The App Store Server API, as Scripts/run wires it.
+                                "--app-store-key", str(tmp_path / "sim.p8"), "--app-store-key-id", "SIMKEY0001",
+                                "--app-store-issuer-id", "5a1e5a1e-0000-4000-8000-000000000001",
+                                "--app-store-api-url", f"http://127.0.0.1:{sim_port}",
+                                "--app-store-api-sandbox-url", f"http://127.0.0.1:{sim_port}/sandbox"],
                                env=dict(os.environ, ENTITLEMENTD_APPLE_SHARED_SECRET="demo"),
                                stdout=open(ent_log, "wb"), stderr=subprocess.STDOUT)
         procs.append(ent)
@@ -75,7 +83,7 @@ def test_demo_story(wired):
     assert result.returncode == 0, out + result.stderr
     steps = re.split(r"^### ", out, flags=re.M)[1:]
     watch = steps.pop() if steps and steps[-1].startswith("The watch window") else ""
-    assert len(steps) == 9, out
+    assert len(steps) == 10, out
     # The watch window, open before step 1, caught the purchase (the change at entitlementd's clock).
     assert re.search(r"^\S+ \| dana \| pro\.monthly \| \(new\) -> active \| yes \| purchase:\d+ \| c1\.[0-9a-f]{16}$",
                      watch, flags=re.M), watch
@@ -89,8 +97,13 @@ def test_demo_story(wired):
     # month already counts. From 5 on the story lives in the simulator's future (check --at).
     for step in steps[2:4]:
         assert "--at" not in step, step
-    for step in steps[4:7]:
+    for step in steps[4:8]:
         assert "--at" in step, step
+    # 2: the receipt went through the App Store Server API (the sim counted the lookups), the
+    # default path once Scripts/run hands entitlementd the sim's key.
+    with urllib.request.urlopen(env["APPSTORE_SIM_URL"] + "/control/api-requests", timeout=10) as answer:
+        served = json.load(answer)["requests"]
+    assert served.get("GET v2/history Production 200", 0) >= 1, served
     # 3: active, in the trial.
     assert "\nACTIVE\n" in steps[2]
     row = state_line(steps[2])
@@ -104,18 +117,22 @@ def test_demo_story(wired):
     assert state_line(steps[4])[1] == "grace_period"
     # 6: recovered.
     assert state_line(steps[5])[1] == "active"
-    # 7: refunded: revoked, not active.
-    assert "NOT ACTIVE" in steps[6]
-    assert state_line(steps[6])[1] == "revoked"
-    # 8: explain names the refund as the rule, resting on the refunded renewal (marked *).
-    explained = steps[7]
+    # 7: refunded, but the notification was dropped: still active.
+    assert "drop-webhooks all" in steps[6], steps[6]
+    assert state_line(steps[6])[1] == "active", steps[6]
+    # 8: reconciliation applied the missed REFUND (once): revoked, not active.
+    assert re.search(r"^production .* applied 1 ", steps[7], flags=re.M), steps[7]
+    assert "NOT ACTIVE" in steps[7]
+    assert state_line(steps[7])[1] == "revoked"
+    # 9: explain names the refund as the rule, resting on the refunded renewal (marked *).
+    explained = steps[8]
     assert "--at" in explained and "pro.monthly: revoked" in explained, explained
     why = re.search(r"why: REVOKED: transaction (\d+), the chain's newest, was refunded at ", explained)
     assert why, explained
     decisive = [l.split() for l in explained.splitlines() if l.strip().startswith("*")]
     assert [row[1] for row in decisive] == [why.group(1)], explained
-    # 9: the history tells the whole story.
-    history = steps[8]
+    # 10: the history tells the whole story.
+    history = steps[9]
     for kind in ("purchase", "renewal", "grace_period", "billing_recovered", "refund"):
         assert re.search(rf"\s{kind}\s", history), (kind, history)
     # ... and names the notification Apple sent for each step (the APPLE TYPE column).

@@ -1,0 +1,88 @@
+import AppStore
+import AppStoreServerAPI
+import Entitlements
+import JWS
+
+/// What the App Store Server API said about one customer's purchases, every JWS verified.
+public struct FetchedPurchases: Sendable {
+    /// The environment that answered (production, or sandbox after 4040010/4040005).
+    public var environment: Environment
+    public var transactions: [Transaction]
+    public var renewalInfos: [RenewalInfo]
+    /// The history's last revision: record it once the facts are durable.
+    public var revision: String
+}
+
+/// Asks the App Store Server API about a transaction id and verifies what comes back exactly
+/// like a V2 notification (same ``JWSVerifier``, same roots, same bundle check): one JWS that
+/// fails makes the whole answer fail, so nothing unverified ever reaches the store.
+public struct ServerAPIPurchases: Sendable {
+    let client: AppStoreServerClient
+    let verifier: JWSVerifier
+    let bundleID: String?
+
+    public init(client: AppStoreServerClient, verifier: JWSVerifier, bundleID: String?) {
+        self.client = client
+        self.verifier = verifier
+        self.bundleID = bundleID
+    }
+
+    /// The history of `transactionID` (only what is newer than `revision` when given) and,
+    /// when any of it is a subscription (or `subscription` says the chain is one), the
+    /// subscription statuses, which carry the renewal infos the history lacks.
+    func fetch(transactionID: String, revision: String? = nil, environment: Environment? = nil,
+               subscription: Bool = false, deadline: ContinuousClock.Instant?) async throws -> FetchedPurchases {
+        let history = try await client.transactionHistory(transactionID: transactionID, revision: revision,
+                                                          environment: environment, deadline: deadline)
+        var transactions = try history.signedTransactions.map(verifyTransaction)
+        var renewals: [RenewalInfo] = []
+        if subscription || transactions.contains(where: { $0.expiresDateMs != nil }) {
+            let statuses = try await client.subscriptionStatuses(transactionID: transactionID,
+                                                                 environment: history.environment, deadline: deadline)
+            for last in statuses.lastTransactions {
+                if let signed = last.signedTransactionInfo { transactions.append(try verifyTransaction(signed)) }
+                if let signed = last.signedRenewalInfo { renewals.append(try verifyRenewal(signed)) }
+            }
+        }
+        return FetchedPurchases(environment: history.environment, transactions: transactions,
+                                renewalInfos: renewals, revision: history.revision)
+    }
+
+    func verifyTransaction(_ compact: String) throws(ServerAPIDataRejected) -> Transaction {
+        let payload: JWSTransactionPayload
+        do {
+            payload = try verifier.verify(compact) { bytes in
+                let transaction = try JWSTransactionPayload.parse(bytes)
+                return (transaction, transaction.signedDateMs)
+            }
+        } catch {
+            throw ServerAPIDataRejected(what: "signedTransactionInfo", reason: "\(error)")
+        }
+        if let bundleID, payload.bundleID != bundleID {
+            throw ServerAPIDataRejected(what: "signedTransactionInfo",
+                                        reason: "bundleId '\(payload.bundleID ?? "")' is not '\(bundleID)'")
+        }
+        return payload.transaction
+    }
+
+    func verifyRenewal(_ compact: String) throws(ServerAPIDataRejected) -> RenewalInfo {
+        do {
+            return try verifier.verify(compact) { bytes in
+                let renewal = try JWSRenewalInfoPayload.parse(bytes)
+                return (renewal, renewal.signedDateMs)
+            }.renewalInfo
+        } catch {
+            throw ServerAPIDataRejected(what: "signedRenewalInfo", reason: "\(error)")
+        }
+    }
+}
+
+/// Signed data from the App Store Server API that failed verification: nothing of that answer
+/// is stored. FAILED_PRECONDITION at the edge, since retrying gets the same data; the usual
+/// cause is a trust or bundle configuration that does not match the API's signer.
+public struct ServerAPIDataRejected: Error, Sendable, CustomStringConvertible {
+    public var what: String
+    public var reason: String
+
+    public var description: String { "\(what) from the App Store Server API failed verification: \(reason)" }
+}
