@@ -9,9 +9,9 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 10)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 11)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 10)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 11)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
@@ -65,7 +65,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 10)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 11)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
