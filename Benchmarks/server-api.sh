@@ -53,7 +53,7 @@ fake_addr=$(wait_listen_line "$work/fake.out" "apple-fake listening on ") || die
 # start_server FLAGS...: a fresh database, --threads 1 on SERVER_CPU; sets server_pid, addr.
 start_server() {
     stop_pid "$server_pid"
-    rm -f "$work"/bench.sqlite*
+    rm -f "$work"/bench.sqlite* "$work/server.out"
     # shellcheck disable=SC2046
     $(pin_server) "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 --threads 1 --database "$work/bench.sqlite" \
         --apple-production-url "http://$fake_addr/production/verifyReceipt" \
@@ -98,7 +98,7 @@ measure "verifyReceipt" calls --expect-new 7
 start_server --app-store-key "$work/apple/AuthKey.p8" --app-store-key-id BENCHKEY --app-store-issuer-id bench \
     --bundle-id com.example.app --apple-root-ca "$work/apple/root.pem" \
     --app-store-api-url "http://$fake_addr/production" --app-store-api-sandbox-url "http://$fake_addr/sandbox" \
-    --app-store-api-rate 100000
+    --app-store-api-rate 10000
 log "Server API path: entitlementd $addr"
 measure "transaction_id" api-calls --transaction-ids --expect-new 1
 kill -0 "$server_pid" 2>/dev/null || die "entitlementd died under load"
