@@ -1,5 +1,6 @@
 import EntitlementPorts
 import Entitlements
+import ServiceRuntime
 
 /// The canonical proto3 JSON of an `entitlement.v1.EntitlementChange`: the webhook body.
 ///
@@ -106,24 +107,8 @@ struct JSONObjectWriter {
         text + "}"
     }
 
-    /// A JSON string literal: quote, backslash and control characters escaped, the rest as UTF-8.
+    /// A JSON string literal, escaped as ServiceRuntime's ``JSONString`` escapes every one.
     static func quoted(_ value: String) -> String {
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONString.quoted(value)
     }
 }

@@ -1,4 +1,5 @@
 import EntitlementAPI
+import ServiceRuntime
 
 /// A JSON value with ordered keys, rendered compactly: `--json` output is for programs,
 /// and a fixed key order keeps it diffable.
@@ -34,21 +35,7 @@ indirect enum JSONValue {
             }
             out += "]"
         case .string(let text):
-            out += "\""
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            out += "\""
+            JSONString.append(text, to: &out)
         case .number(let value): out += String(value)
         case .bool(let value): out += value ? "true" : "false"
         }
