@@ -42,7 +42,9 @@ let package = Package(
                 swiftSettings: loopConfined),
         .target(name: "HTTPServer", dependencies: ["CLinux", "HTTPCore", "HTTP2", "HTTP1", "ServiceRuntime"],
                 swiftSettings: loopConfined),
-        .target(name: "SQLite", dependencies: ["CSQLite"]),
+        // Engine-neutral SQL protocols the store is written against; SQLite and PostgreSQL conform.
+        .target(name: "SQLDatabase"),
+        .target(name: "SQLite", dependencies: ["CSQLite", "SQLDatabase"]),
 
         // The domain and the service.
         .target(name: "Entitlements"),
@@ -55,7 +57,8 @@ let package = Package(
         // The port: what the service needs from storage, in domain words. Backends implement it.
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
         .target(
-            name: "EntitlementStorage", dependencies: ["EntitlementPorts", "Entitlements", "SQLite", "ServiceRuntime"]),
+            name: "EntitlementStorage",
+            dependencies: ["EntitlementPorts", "Entitlements", "SQLDatabase", "SQLite", "ServiceRuntime"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         // Webhooks: the change log pushed to HTTP endpoints through the durable outbox (issue 12).

@@ -1,5 +1,5 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// Heads for the users who existed before the change log (migration
 /// `entitlement_heads_baseline`): what they hold now becomes what was last announced, silently,

@@ -1,39 +1,20 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// The row-level statements of ``ChangeRecorder``.
 extension ChangeRecorder {
-    fileprivate static let headsSQL = "SELECT \(Entitlement.columnNames) FROM entitlement_heads WHERE user_rowid = ?"
-    private static let earliestDueSQL = """
-        SELECT user_rowid, next_due_ms, \(Entitlement.columnNames) FROM entitlement_heads
-        WHERE next_due_ms IS NOT NULL AND next_due_ms <= ?
-        ORDER BY next_due_ms, user_rowid, original_transaction_id LIMIT 1
-        """
-    fileprivate static let appendSQL = """
-        INSERT INTO entitlement_changes (user_rowid, occurred_at_ms, previous_state, cause_event_id,
-            \(Entitlement.columnNames))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    fileprivate static let putHeadSQL = """
-        INSERT OR REPLACE INTO entitlement_heads (user_rowid, next_due_ms, \(Entitlement.columnNames))
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
-    private static let newestEventSQL = """
-        SELECT event_id FROM history_events WHERE user_rowid = ? AND original_transaction_id = ?
-        ORDER BY occurred_at_ms DESC, event_id DESC LIMIT 1
-        """
 
     /// Prepared once per connection (see ``ChangeRecorder/statements``).
     struct Statements {
-        let findUser, transactions, renewals, heads, append, putHead: Statement
+        let findUser, transactions, renewals, heads, append, putHead: DB.Statement
 
-        init(_ db: Connection) throws {
+        init(_ db: DB) throws {
             findUser = try db.prepare("SELECT id FROM users WHERE user_id = ?")
-            transactions = try db.prepare(StoreReader.userTransactionsSQL)
-            renewals = try db.prepare(StoreReader.userRenewalInfosSQL)
-            heads = try db.prepare(ChangeRecorder.headsSQL)
-            append = try db.prepare(ChangeRecorder.appendSQL)
-            putHead = try db.prepare(ChangeRecorder.putHeadSQL)
+            transactions = try db.prepare(StoreReaderSQL.userTransactionsSQL)
+            renewals = try db.prepare(StoreReaderSQL.userRenewalInfosSQL)
+            heads = try db.prepare(ChangeRecorderSQL.headsSQL)
+            append = try db.prepare(ChangeRecorderSQL.appendSQL)
+            putHead = try db.prepare(ChangeRecorderSQL.putHeadSQL)
         }
     }
 
@@ -71,7 +52,7 @@ extension ChangeRecorder {
     }
 
     func earliestDueHead(notAfter nowMs: Int64) throws -> (userRow: Int64, dueMs: Int64, head: Entitlement)? {
-        let select = try db.prepare(Self.earliestDueSQL)
+        let select = try db.prepare(ChangeRecorderSQL.earliestDueSQL)
         select.bind(nowMs, at: 1)
         defer { select.reset() }
         guard try select.step() else { return nil }
@@ -117,10 +98,35 @@ extension ChangeRecorder {
     }
 
     func newestEventID(userRow: Int64, chainID: String) throws -> String? {
-        let find = try db.prepare(Self.newestEventSQL)
+        let find = try db.prepare(ChangeRecorderSQL.newestEventSQL)
         find.bind(userRow, at: 1)
         find.bind(chainID, at: 2)
         defer { find.reset() }
         return try find.step() ? find.string(at: 0) : nil
     }
+}
+
+/// ``ChangeRecorder``'s SQL (a generic type cannot hold static stored properties).
+enum ChangeRecorderSQL {
+    static let headsSQL = "SELECT \(Entitlement.columnNames) FROM entitlement_heads WHERE user_rowid = ?"
+    static let earliestDueSQL = """
+        SELECT user_rowid, next_due_ms, \(Entitlement.columnNames) FROM entitlement_heads
+        WHERE next_due_ms IS NOT NULL AND next_due_ms <= ?
+        ORDER BY next_due_ms, user_rowid, original_transaction_id LIMIT 1
+        """
+    static let appendSQL = """
+        INSERT INTO entitlement_changes (user_rowid, occurred_at_ms, previous_state, cause_event_id,
+            \(Entitlement.columnNames))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    static let putHeadSQL = """
+        INSERT INTO entitlement_heads (user_rowid, next_due_ms, \(Entitlement.columnNames))
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (user_rowid, original_transaction_id) DO UPDATE SET next_due_ms = excluded.next_due_ms,
+            \(Entitlement.updateFromExcluded)
+        """
+    static let newestEventSQL = """
+        SELECT event_id FROM history_events WHERE user_rowid = ? AND original_transaction_id = ?
+        ORDER BY occurred_at_ms DESC, event_id DESC LIMIT 1
+        """
 }

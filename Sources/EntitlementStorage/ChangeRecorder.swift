@@ -1,6 +1,6 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// Derives and appends issue 12's entitlement changes inside the writer's open transaction.
 ///
@@ -14,8 +14,8 @@ import SQLite
 /// Cost per write: the heads and facts of each affected user (already in SQLite's page cache:
 /// the recorder just wrote them), the rules once per user, and rows only for actual changes
 /// and moved heads. Nothing runs on the read path.
-final class ChangeRecorder {
-    let db: Connection
+final class ChangeRecorder<DB: StorageEngine> {
+    let db: DB
     let catalog: Catalog
     /// This database's random log id, the prefix of every change id.
     let logID: String
@@ -23,7 +23,7 @@ final class ChangeRecorder {
     /// hashes the SQL text on each lookup, which profiling showed as a third of this cost.
     let statements: Statements
 
-    init(db: Connection, catalog: Catalog) throws {
+    init(db: DB, catalog: Catalog) throws {
         self.db = db
         self.catalog = catalog
         logID = try db.scalarString("SELECT log_id FROM change_log_identity") ?? "0"
@@ -99,11 +99,17 @@ final class ChangeRecorder {
         let delete = try db.prepare("DELETE FROM entitlement_changes WHERE sequence <= ?")
         delete.bind(through, at: 1)
         try delete.execute()
-        return db.changes
+        let pruned = db.changes
+        if let recordSQL = DB.recordPrunedThroughSQL {
+            let record = try db.prepare(recordSQL)
+            record.bind(through, at: 1)
+            try record.execute()
+        }
+        return pruned
     }
 
-    /// The newest sequence ever assigned (AUTOINCREMENT's counter survives pruning).
+    /// The newest sequence ever assigned (pruning never lowers it).
     func latestSequence() throws -> Int64 {
-        try db.scalarInt64("SELECT seq FROM sqlite_sequence WHERE name = 'entitlement_changes'") ?? 0
+        try db.scalarInt64(DB.latestChangeSequenceSQL) ?? 0
     }
 }

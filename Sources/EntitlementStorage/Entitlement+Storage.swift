@@ -1,5 +1,5 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// How an ``Entitlement`` maps to the entitlement columns `entitlement_changes` and
 /// `entitlement_heads` share
@@ -12,9 +12,14 @@ extension Entitlement {
         subscription_group_id, environment, latest_transaction_id, entitlement_id
         """
     static let columnCount: Int32 = 14
+    /// `column = excluded.column` for every shared column but the key's chain id (an upsert's SET).
+    static let updateFromExcluded = columnNames.split(separator: ",")
+        .map { String($0.filter { !$0.isWhitespace }) }
+        .filter { $0 != "original_transaction_id" }
+        .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
 
     /// Binds the shared columns to parameters `first` ... `first + 13`.
-    func bind(to statement: Statement, from first: Int32) {
+    func bind(to statement: some SQLStatement, from first: Int32) {
         statement.bind(productID, at: first)
         statement.bind(originalTransactionID, at: first + 1)
         statement.bind(state.rawValue, at: first + 2)
@@ -32,7 +37,7 @@ extension Entitlement {
     }
 
     /// Decodes the shared columns starting at column `first`.
-    init(row: Statement, from first: Int32) {
+    init(row: some SQLStatement, from first: Int32) {
         self.init(
             productID: row.string(at: first), originalTransactionID: row.string(at: first + 1),
             state: EntitlementState(rawValue: row.string(at: first + 2)) ?? .expired,

@@ -54,4 +54,17 @@ extension EntitlementStore {
         }
         return db
     }
+
+    /// A read connection: the writer made the file, so a missing one is an error.
+    static func openReader(path: String, configuration: Configuration) throws -> Connection {
+        let db = try Connection(path: path, options: .init(create: false, busyTimeoutMs: configuration.busyTimeoutMs))
+        // query_only rather than SQLITE_OPEN_READONLY: a read-write handle can still run the
+        // WAL checkpoint and remove the -wal file if it happens to be the last one closed.
+        try db.execute("""
+            PRAGMA query_only = ON;
+            PRAGMA cache_size = -\(max(64, configuration.readerCacheKiB));
+            PRAGMA mmap_size = \(max(0, configuration.memoryMapBytes));
+            """)
+        return db
+    }
 }

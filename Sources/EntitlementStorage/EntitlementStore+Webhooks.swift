@@ -1,4 +1,5 @@
 import EntitlementPorts
+import SQLite
 
 /// The SQLite ``WebhookOutbox``: writes share the writer's group commit with facts writes (a
 /// batch of delivery outcomes is one job, never one transaction per delivery), reads use the
@@ -39,7 +40,7 @@ extension EntitlementStore: WebhookOutbox {
 }
 
 extension EntitlementStore {
-    fileprivate func readOutbox<T>(_ what: String, _ body: (StoreReader) throws -> T) throws -> T {
+    fileprivate func readOutbox<T>(_ what: String, _ body: (StoreReader<Connection>) throws -> T) throws -> T {
         try readers.withReader { reader in
             do {
                 return try body(reader)

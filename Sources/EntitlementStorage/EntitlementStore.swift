@@ -72,11 +72,11 @@ public final class EntitlementStore: EntitlementRepository {
     }
 
     public let path: String
-    let queue = WriteQueue()
+    let queue = WriteQueue<Connection>()
     private let cache: FactsCache
-    let readers: ReaderPool
+    let readers: ReaderPool<Connection>
     private let statisticsCounter = Locked(StoreStatistics())
-    private let writer: Writer
+    private let writer: Writer<Connection>
     private let writerStarted = Atomic<Bool>(false)
     /// This database's change log id (the prefix of its change ids).
     let changeLogID: String
@@ -94,10 +94,10 @@ public final class EntitlementStore: EntitlementRepository {
         self.path = path
         let db = try Self.openWriter(path: path, configuration: configuration)
         cache = FactsCache(capacity: configuration.factsCacheCapacity)
-        readers = ReaderPool(path: path, configuration: configuration)
+        readers = ReaderPool { try Self.openReader(path: path, configuration: configuration) }
         let recorder = FactsRecorder(db: db, transferPolicy: configuration.transferPolicy,
                                      clock: configuration.clock)
-        let changes: ChangeRecorder
+        let changes: ChangeRecorder<Connection>
         do {
             changes = try ChangeRecorder(db: db, catalog: configuration.catalog)
         } catch {

@@ -1,5 +1,6 @@
+import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// Chain rows and their owners, including chains no user owns yet.
 extension FactsRecorder {
@@ -25,12 +26,21 @@ extension FactsRecorder {
     /// Inserts a chain owned by `userRow`, or by nobody yet when it is `nil`.
     func insertChain(_ chainID: String, userRow: Int64?, now: Int64) throws -> Int64 {
         let insert = try db.prepare(
-            "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?)")
+            "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?) RETURNING id")
         insert.bind(chainID, at: 1)
         insert.bind(userRow, at: 2)
         insert.bind(userRow == nil ? nil : now, at: 3)
-        try insert.execute()
-        return db.lastInsertRowID
+        return try Self.returnedID(insert)
+    }
+
+    /// Runs an `INSERT ... RETURNING id` and answers the id (the engines' shared way to learn a
+    /// new row's key).
+    static func returnedID(_ insert: DB.Statement) throws -> Int64 {
+        defer { insert.reset() }
+        guard try insert.step() else {
+            throw StoreError(code: .storageFailure, message: "an insert returned no id (SQL: \(insert.sql)); retry later")
+        }
+        return insert.int64(at: 0)
     }
 
     func setOwner(of chainRow: Int64, to userRow: Int64, now: Int64) throws {

@@ -1,6 +1,6 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// Applying a ``NotificationWrite``: facts per chain, for whoever owns it or for nobody yet.
 extension FactsRecorder {

@@ -1,5 +1,5 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// Keeps the `user_facts` read model in step with the tables (see ``UserFactsRecord``).
 extension FactsRecorder {

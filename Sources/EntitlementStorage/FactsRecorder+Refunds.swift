@@ -1,6 +1,6 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// Storing transactions so that refunds and their reversals commute.
 ///

@@ -1,15 +1,11 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// The row-level statements of ``FactsRecorder``.
 extension FactsRecorder {
-    private static let storedTransactionSQL = """
-        SELECT \(Transaction.selectColumns), t.id
-        FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
-        """
 
     func storedTransaction(_ transactionID: String) throws -> (row: Int64, value: Transaction)? {
-        let find = try db.prepare(Self.storedTransactionSQL)
+        let find = try db.prepare(FactsRecorderSQL.storedTransactionSQL)
         find.bind(transactionID, at: 1)
         defer { find.reset() }
         guard try find.step() else { return nil }
@@ -130,7 +126,7 @@ extension FactsRecorder {
 
     /// Binds an event row's eleven columns, in the order both event tables declare them; the
     /// second column is the owner (a user row for history, a chain row while pending).
-    static func bind(_ event: HistoryEvent, owner: Int64, to statement: Statement) {
+    static func bind(_ event: HistoryEvent, owner: Int64, to statement: some SQLStatement) {
         statement.bind(event.eventID, at: 1)
         statement.bind(owner, at: 2)
         statement.bind(event.kind.rawValue, at: 3)
@@ -143,4 +139,12 @@ extension FactsRecorder {
         statement.bind(event.source.rawValue, at: 10)
         statement.bind(event.appleNotificationType, at: 11)
     }
+}
+
+/// ``FactsRecorder``'s SQL (a generic type cannot hold static stored properties).
+enum FactsRecorderSQL {
+    static let storedTransactionSQL = """
+        SELECT \(Transaction.selectColumns), t.id
+        FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
+        """
 }

@@ -1,6 +1,6 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 import ServiceRuntime
 
 /// Records one ``FactsWrite`` or ``NotificationWrite`` inside the writer's open transaction.
@@ -9,15 +9,15 @@ import ServiceRuntime
 /// ``TransferPolicy/reject``) or a SQLite failure; the caller wraps each write in a savepoint,
 /// so a throw undoes exactly this write. Every insert is idempotent (unique keys, ON CONFLICT),
 /// which is what makes replays harmless.
-final class FactsRecorder {
-    let db: Connection
+final class FactsRecorder<DB: StorageEngine> {
+    let db: DB
     let clock: UnixClock
     private let transferPolicy: TransferPolicy
     /// History events added to users' histories (by user row) since the change recorder last
     /// took them: what a change names as its cause (``ChangeCause``).
     var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
 
-    init(db: Connection, transferPolicy: TransferPolicy, clock: @escaping UnixClock) {
+    init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) {
         self.db = db
         self.transferPolicy = transferPolicy
         self.clock = clock
@@ -63,11 +63,10 @@ final class FactsRecorder {
         find.bind(userID, at: 1)
         defer { find.reset() }
         if try find.step() { return find.int64(at: 0) }
-        let insert = try db.prepare("INSERT INTO users (user_id, created_at_ms) VALUES (?, ?)")
+        let insert = try db.prepare("INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) RETURNING id")
         insert.bind(userID, at: 1)
         insert.bind(now, at: 2)
-        try insert.execute()
-        return db.lastInsertRowID
+        return try Self.returnedID(insert)
     }
 
     /// Records the source as processed; returns whether it already was.

@@ -1,5 +1,5 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// How a ``HistoryEvent`` maps to a `history_events` row.
 extension HistoryEvent {
@@ -10,7 +10,7 @@ extension HistoryEvent {
         h.apple_notification_type
         """
 
-    init(row: Statement) {
+    init(row: some SQLStatement) {
         self.init(
             eventID: row.string(at: 0),
             kind: Kind(rawValue: row.string(at: 1)) ?? .other,

@@ -6,30 +6,29 @@ import ServiceRuntime
 /// Event-loop threads call the store's reads synchronously; each borrows a connection for one
 /// query and returns it. The pool grows to the peak number of concurrent readers and stays
 /// there; borrowing costs an uncontended lock, not an open.
-final class ReaderPool: Sendable {
+final class ReaderPool<DB: StorageEngine>: Sendable {
     private struct State: Sendable {
-        var idle: [StoreReader] = []
+        var idle: [StoreReader<DB>] = []
         var isClosed = false
     }
 
-    private let path: String
-    private let configuration: EntitlementStore.Configuration
+    private let open: @Sendable () throws -> DB
     private let state = Locked(State())
 
-    init(path: String, configuration: EntitlementStore.Configuration) {
-        self.path = path
-        self.configuration = configuration
+    /// `open` makes a new read connection, configured for reading (the pool grows on demand).
+    init(open: @escaping @Sendable () throws -> DB) {
+        self.open = open
     }
 
     /// Runs `body` with a reader of its own; throws ``StoreError/closedStore`` after ``close()``.
-    func withReader<T>(_ body: (StoreReader) throws -> T) throws -> T {
-        let borrowed = try state.withLock { state -> StoreReader? in
+    func withReader<T>(_ body: (StoreReader<DB>) throws -> T) throws -> T {
+        let borrowed = try state.withLock { state -> StoreReader<DB>? in
             guard !state.isClosed else { throw StoreError.closedStore }
             return state.idle.popLast()
         }
-        let reader: StoreReader
+        let reader: StoreReader<DB>
         do {
-            reader = try borrowed ?? StoreReader(path: path, configuration: configuration)
+            reader = try borrowed ?? StoreReader(db: open())
         } catch {
             throw StoreError.storage(error, "opening a read connection")
         }

@@ -1,5 +1,5 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// How a ``RenewalInfo`` maps to a `renewal_infos` row joined with its chain.
 extension RenewalInfo {
@@ -11,7 +11,7 @@ extension RenewalInfo {
         """
 
     /// Decodes the columns of ``selectColumns``, starting at column `offset`.
-    init(row: Statement, offset: Int32 = 0) {
+    init(row: some SQLStatement, offset: Int32 = 0) {
         self.init(
             originalTransactionID: row.string(at: offset),
             autoRenewStatus: row.bool(at: offset + 1),

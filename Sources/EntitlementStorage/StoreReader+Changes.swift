@@ -1,25 +1,13 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// The change log's read queries: index ranges on the sequence, on a WAL read connection, so
 /// the stream and the webhook feeder never wait for the writer.
 extension StoreReader {
-    private static let columns = """
-        c.sequence, u.user_id, c.occurred_at_ms, c.previous_state, c.cause_event_id, \(Entitlement.columnNames)
-        """
-    private static let changesSQL = """
-        SELECT \(columns) FROM entitlement_changes c JOIN users u ON u.id = c.user_rowid
-        WHERE c.sequence > ? ORDER BY c.sequence LIMIT ?
-        """
-    private static let userChangesSQL = """
-        SELECT \(columns) FROM entitlement_changes c JOIN users u ON u.id = c.user_rowid
-        WHERE c.user_rowid = (SELECT id FROM users WHERE user_id = ?3) AND c.sequence > ?1
-        ORDER BY c.sequence LIMIT ?2
-        """
 
     func changes(after sequence: Int64, userID: String?, limit: Int, logID: String) throws -> [EntitlementChange] {
-        let query = try db.prepare(userID == nil ? Self.changesSQL : Self.userChangesSQL)
+        let query = try db.prepare(userID == nil ? ChangeLogReadSQL.changesSQL : ChangeLogReadSQL.userChangesSQL)
         query.bind(sequence, at: 1)
         query.bind(limit, at: 2)
         if let userID { query.bind(userID, at: 3) }
@@ -38,10 +26,26 @@ extension StoreReader {
 
     /// The oldest retained and the newest assigned sequence, from one snapshot.
     func changeLogBounds() throws -> (oldestRetained: Int64, latest: Int64) {
-        try db.transaction(.deferred) {
-            let latest = try db.scalarInt64("SELECT seq FROM sqlite_sequence WHERE name = 'entitlement_changes'") ?? 0
+        try db.transaction(beginning: DB.beginSnapshotRead) {
+            let latest = try db.scalarInt64(DB.latestChangeSequenceSQL) ?? 0
             let oldest = try db.scalarInt64("SELECT MIN(sequence) FROM entitlement_changes")
             return (oldest ?? latest + 1, latest)
         }
     }
+}
+
+/// The change log's read SQL (a generic type cannot hold static stored properties).
+enum ChangeLogReadSQL {
+    static let columns = """
+        c.sequence, u.user_id, c.occurred_at_ms, c.previous_state, c.cause_event_id, \(Entitlement.columnNames)
+        """
+    static let changesSQL = """
+        SELECT \(columns) FROM entitlement_changes c JOIN users u ON u.id = c.user_rowid
+        WHERE c.sequence > ? ORDER BY c.sequence LIMIT ?
+        """
+    static let userChangesSQL = """
+        SELECT \(columns) FROM entitlement_changes c JOIN users u ON u.id = c.user_rowid
+        WHERE c.user_rowid = (SELECT id FROM users WHERE user_id = ?3) AND c.sequence > ?1
+        ORDER BY c.sequence LIMIT ?2
+        """
 }

@@ -1,31 +1,11 @@
 import EntitlementPorts
-import SQLite
+import SQLDatabase
 
 /// The webhook outbox's reads, on a read connection (never the writer's).
 extension StoreReader {
-    // Each (endpoint, user)'s oldest row (per-user order), then only those due.
-    private static let dueSQL = """
-        SELECT o.id, e.url, o.sequence, o.change_id, o.user_id, o.body, o.enqueued_at_ms, o.attempts,
-            o.first_attempt_at_ms, o.next_attempt_at_ms
-        FROM webhook_endpoints e
-        JOIN (SELECT min(id) AS id FROM webhook_outbox
-              WHERE endpoint_rowid = (SELECT id FROM webhook_endpoints WHERE url = ?3)
-              GROUP BY user_id) AS head
-        JOIN webhook_outbox o ON o.id = head.id AND o.endpoint_rowid = e.id
-        WHERE e.url = ?3 AND e.active = 1 AND o.next_attempt_at_ms <= ?1
-        ORDER BY o.next_attempt_at_ms, o.id
-        LIMIT ?2
-        """
-    private static let statusSQL = """
-        SELECT e.url, e.active, e.fed_through, e.delivered, e.failed_attempts, e.dead_letters, e.last_error,
-            e.last_error_at_ms,
-            (SELECT count(*) FROM webhook_outbox o WHERE o.endpoint_rowid = e.id),
-            (SELECT coalesce(min(o.enqueued_at_ms), 0) FROM webhook_outbox o WHERE o.endpoint_rowid = e.id)
-        FROM webhook_endpoints e ORDER BY e.url
-        """
 
     func dueWebhookDeliveries(endpoint: String, nowMs: Int64, limit: Int) throws -> [WebhookDelivery] {
-        let query = try db.prepare(Self.dueSQL)
+        let query = try db.prepare(WebhookReadSQL.dueSQL)
         defer { query.reset() }
         query.bind(endpoint, at: 3)
         query.bind(nowMs, at: 1)
@@ -43,8 +23,8 @@ extension StoreReader {
     }
 
     func webhookStatus() throws -> [WebhookEndpointStatus] {
-        try db.transaction(.deferred) {
-            let query = try db.prepare(Self.statusSQL)
+        try db.transaction(beginning: DB.beginSnapshotRead) {
+            let query = try db.prepare(WebhookReadSQL.statusSQL)
             defer { query.reset() }
             var statuses: [WebhookEndpointStatus] = []
             while try query.step() {
@@ -58,4 +38,28 @@ extension StoreReader {
             return statuses
         }
     }
+}
+
+/// The outbox's read SQL (a generic type cannot hold static stored properties).
+enum WebhookReadSQL {
+    // Each (endpoint, user)'s oldest row (per-user order), then only those due.
+    static let dueSQL = """
+        SELECT o.id, e.url, o.sequence, o.change_id, o.user_id, o.body, o.enqueued_at_ms, o.attempts,
+            o.first_attempt_at_ms, o.next_attempt_at_ms
+        FROM webhook_endpoints e
+        CROSS JOIN (SELECT min(id) AS id FROM webhook_outbox
+              WHERE endpoint_rowid = (SELECT id FROM webhook_endpoints WHERE url = ?3)
+              GROUP BY user_id) AS head
+        JOIN webhook_outbox o ON o.id = head.id AND o.endpoint_rowid = e.id
+        WHERE e.url = ?3 AND e.active = 1 AND o.next_attempt_at_ms <= ?1
+        ORDER BY o.next_attempt_at_ms, o.id
+        LIMIT ?2
+        """
+    static let statusSQL = """
+        SELECT e.url, e.active, e.fed_through, e.delivered, e.failed_attempts, e.dead_letters, e.last_error,
+            e.last_error_at_ms,
+            (SELECT count(*) FROM webhook_outbox o WHERE o.endpoint_rowid = e.id),
+            (SELECT coalesce(min(o.enqueued_at_ms), 0) FROM webhook_outbox o WHERE o.endpoint_rowid = e.id)
+        FROM webhook_endpoints e ORDER BY e.url
+        """
 }

@@ -1,56 +1,23 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 
-/// One read-only WAL connection with the read-path queries.
+/// One read connection (a WAL connection, or a pooled PostgreSQL one) with the read-path queries.
 ///
 /// Used by one thread at a time: ``ReaderPool`` hands it out under its lock, which gives the
 /// happens-before edge between successive users. Every query resets its statement before
 /// returning, ending its read transaction so the next query sees the newest commit.
-final class StoreReader: @unchecked Sendable {
-    let db: Connection
+final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
+    let db: DB
     // Held, not looked up: the facts read is the hot path, and a cache lookup would hash the SQL.
-    private let userRecord: Statement
-    private let userTables: Statement
+    private let userRecord: DB.Statement
+    private let userTables: DB.Statement
 
-    /// The user's transactions and renewal infos from the tables, by user row (the change
-    /// recorder's before/after reads on the writer's connection).
-    static let userTransactionsSQL = """
-        SELECT \(Transaction.selectColumns)
-        FROM chains c JOIN transactions t ON t.chain_rowid = c.id WHERE c.user_rowid = ?
-        """
-    static let userRenewalInfosSQL = """
-        SELECT \(RenewalInfo.selectColumns)
-        FROM chains c JOIN renewal_infos r ON r.chain_rowid = c.id WHERE c.user_rowid = ?
-        """
 
-    // The row-value comparison is a range on the index, so deep pages cost no more than the
-    // first; with no cursor, (Int64.max, "") sorts after every real event.
-    private static let historySQL = """
-        SELECT \(HistoryEvent.selectColumns) FROM history_events h
-        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
-            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
-        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
-        LIMIT ?4
-        """
-    static let productHistorySQL = """
-        SELECT \(HistoryEvent.selectColumns) FROM history_events h
-        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1) AND h.product_id = ?5
-            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
-        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
-        LIMIT ?4
-        """
 
-    init(path: String, configuration: EntitlementStore.Configuration) throws {
-        db = try Connection(path: path, options: .init(create: false,
-                                                       busyTimeoutMs: configuration.busyTimeoutMs))
-        // query_only rather than SQLITE_OPEN_READONLY: a read-write handle can still run the
-        // WAL checkpoint and remove the -wal file if it happens to be the last one closed.
-        try db.execute("""
-            PRAGMA query_only = ON;
-            PRAGMA cache_size = -\(max(64, configuration.readerCacheKiB));
-            PRAGMA mmap_size = \(max(0, configuration.memoryMapBytes));
-            """)
+    /// Takes over `db`, opened and configured for reading by the store (``ReaderPool``'s opener).
+    init(db: DB) throws {
+        self.db = db
         userRecord = try db.prepare(UserFacts.recordSQL)
         userTables = try db.prepare(UserFacts.tablesSQL)
     }
@@ -70,7 +37,7 @@ final class StoreReader: @unchecked Sendable {
     /// Up to `limit` events strictly older than `cursor` in (occurred_at_ms, event_id) order.
     func history(userID: String, productID: String?, before cursor: HistoryCursor?, limit: Int) throws
         -> [HistoryEvent] {
-        let query = try db.prepare(productID == nil ? Self.historySQL : Self.productHistorySQL)
+        let query = try db.prepare(productID == nil ? StoreReaderSQL.historySQL : StoreReaderSQL.productHistorySQL)
         query.bind(userID, at: 1)
         query.bind(cursor?.occurredAtMs ?? Int64.max, at: 2)
         query.bind(cursor?.eventID ?? "", at: 3)
@@ -83,4 +50,34 @@ final class StoreReader: @unchecked Sendable {
         }
         return events
     }
+}
+
+/// ``StoreReader``'s SQL (a generic type cannot hold static stored properties).
+enum StoreReaderSQL {
+    /// The user's transactions and renewal infos from the tables, by user row (the change
+    /// recorder's before/after reads on the writer's connection).
+    static let userTransactionsSQL = """
+        SELECT \(Transaction.selectColumns)
+        FROM chains c JOIN transactions t ON t.chain_rowid = c.id WHERE c.user_rowid = ?
+        """
+    static let userRenewalInfosSQL = """
+        SELECT \(RenewalInfo.selectColumns)
+        FROM chains c JOIN renewal_infos r ON r.chain_rowid = c.id WHERE c.user_rowid = ?
+        """
+    // The row-value comparison is a range on the index, so deep pages cost no more than the
+    // first; with no cursor, (Int64.max, "") sorts after every real event.
+    static let historySQL = """
+        SELECT \(HistoryEvent.selectColumns) FROM history_events h
+        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
+            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
+        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
+        LIMIT ?4
+        """
+    static let productHistorySQL = """
+        SELECT \(HistoryEvent.selectColumns) FROM history_events h
+        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1) AND h.product_id = ?5
+            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
+        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
+        LIMIT ?4
+        """
 }

@@ -1,5 +1,5 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// How a ``Transaction`` maps to a `transactions` row joined with its chain.
 extension Transaction {
@@ -14,7 +14,7 @@ extension Transaction {
         """
 
     /// Decodes the columns of ``selectColumns``, starting at column 0.
-    init(row: Statement) {
+    init(row: some SQLStatement) {
         self.init(
             transactionID: row.string(at: 1),
             originalTransactionID: row.string(at: 0),

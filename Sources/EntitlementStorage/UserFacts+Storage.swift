@@ -1,5 +1,5 @@
 import Entitlements
-import SQLite
+import SQLDatabase
 
 /// How a user's ``UserFacts`` are read: from the `user_facts` read model when the user has a
 /// record there, otherwise from the normalized tables (which the record is built from).
@@ -26,7 +26,7 @@ extension UserFacts {
 
     /// Runs `statement` (``recordSQL``) for `userID`: the decoded record, or nil when the user
     /// has none (or one this binary cannot read), so the caller reads the tables.
-    static func readRecord(_ statement: Statement, userID: String) throws -> UserFacts? {
+    static func readRecord(_ statement: some SQLStatement, userID: String) throws -> UserFacts? {
         statement.bind(userID, at: 1)
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -36,7 +36,7 @@ extension UserFacts {
     }
 
     /// Runs `statement` (``tablesSQL``) for `userID` and collects the rows.
-    static func readTables(_ statement: Statement, userID: String) throws -> UserFacts {
+    static func readTables(_ statement: some SQLStatement, userID: String) throws -> UserFacts {
         statement.bind(userID, at: 1)
         defer { statement.reset() }
         var facts = UserFacts()

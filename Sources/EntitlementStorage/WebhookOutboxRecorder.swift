@@ -1,5 +1,5 @@
 import EntitlementPorts
-import SQLite
+import SQLDatabase
 
 /// One write to the webhook outbox, run by the store's writer inside its group commit.
 enum WebhookOutboxWrite: Sendable {
@@ -15,8 +15,8 @@ struct WebhookOutboxAnswer: Sendable {
 }
 
 /// The outbox's SQL writes, on the writer's connection inside the writer's transaction.
-struct WebhookOutboxRecorder {
-    let db: Connection
+struct WebhookOutboxRecorder<DB: StorageEngine> {
+    let db: DB
 
     func apply(_ write: WebhookOutboxWrite) throws -> WebhookOutboxAnswer {
         switch write {
@@ -77,7 +77,8 @@ struct WebhookOutboxRecorder {
         }
         if !replay {
             let advance = try db.prepare(
-                "UPDATE webhook_endpoints SET fed_through = max(fed_through, ?1) WHERE active = 1")
+                "UPDATE webhook_endpoints SET fed_through = CASE WHEN fed_through > ?1 THEN fed_through ELSE ?1 END "
+                    + "WHERE active = 1")
             advance.bind(through, at: 1)
             try advance.execute()
         }

@@ -1,10 +1,10 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 import ServiceRuntime
 
 /// One unit of work for the writer thread, with the continuation that answers its caller.
-enum WriteJob: Sendable {
+enum WriteJob<DB: StorageEngine>: Sendable {
     case write(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)
     case notification(NotificationWrite, CheckedContinuation<NotificationOutcome, any Error>)
     case seed([FactsWrite], CheckedContinuation<Void, any Error>)
@@ -12,7 +12,7 @@ enum WriteJob: Sendable {
     case webhooks(WebhookOutboxWrite, CheckedContinuation<WebhookOutboxAnswer, any Error>)
     /// Runs on the writer thread between batches with the writer's connection (fault tests via
     /// ``EntitlementStore/withWriterConnection(_:)``, and the reconciliation watermark).
-    case withConnection(@Sendable (Connection) throws -> Void, CheckedContinuation<Void, any Error>)
+    case withConnection(@Sendable (DB) throws -> Void, CheckedContinuation<Void, any Error>)
     /// Writes the time-driven changes due by now (``EntitlementStore/recordDueChanges()``).
     case dueChanges(CheckedContinuation<Int, any Error>)
     /// Prunes old changes (``EntitlementStore/pruneChanges(occurredBefore:limit:)``).
@@ -23,15 +23,15 @@ enum WriteJob: Sendable {
 ///
 /// Callers append and return at once; the writer takes everything queued when it is free, so
 /// the writes that arrive while a batch commits become the next batch (group commit).
-final class WriteQueue: @unchecked Sendable {
+final class WriteQueue<DB: StorageEngine>: @unchecked Sendable {
     private let lock = ConditionLock()
-    private var jobs: [WriteJob] = []
+    private var jobs: [WriteJob<DB>] = []
     private var isClosed = false
     private var isFinished = false
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Queues `job`; `false` once the queue is closed (the caller must answer the job itself).
-    func enqueue(_ job: WriteJob) -> Bool {
+    func enqueue(_ job: WriteJob<DB>) -> Bool {
         lock.withLock {
             guard !isClosed else { return false }
             jobs.append(job)
@@ -43,7 +43,7 @@ final class WriteQueue: @unchecked Sendable {
     /// Blocks until work is queued or, with `waitingAtMostMs`, that long has passed; returns up
     /// to `limit` jobs in arrival order (none when the wait ran out: the writer's timer), or
     /// `nil` once the queue is closed and drained.
-    func take(limit: Int, waitingAtMostMs: Int64? = nil) -> [WriteJob]? {
+    func take(limit: Int, waitingAtMostMs: Int64? = nil) -> [WriteJob<DB>]? {
         lock.withLock {
             if let waitingAtMostMs {
                 let deadline = ContinuousClock.now + .milliseconds(waitingAtMostMs)

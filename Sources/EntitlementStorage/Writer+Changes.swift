@@ -1,5 +1,5 @@
 import EntitlementPorts
-import SQLite
+import SQLDatabase
 import ServiceRuntime
 
 /// What the writer needs to keep the change log: its clock, retention, observers and reports.
@@ -22,22 +22,9 @@ struct ChangeLogSettings: Sendable {
 /// fact that arrives after it. On startup the first wait is zero: instants passed while the
 /// server was down are caught up at once, each dated at its own instant.
 extension Writer {
-    /// Heads consumed per transaction at most, so a catch-up after long downtime never holds
-    /// the writer for long; the rest follows in the next transactions, writes in between.
-    static let duePerTransaction = 2_000
-    /// Changes deleted per prune transaction: small enough never to stall the writer.
-    static let pruneChunk = 1_000
-    /// How often the background prune looks for changes past retention.
-    static let pruneInterval = Duration.seconds(60)
-    /// The longest the writer sleeps without looking at the clock again (clock jumps, tests).
-    static let maxTimerWaitMs: Int64 = 60_000
-
-    /// Pre-existing users given heads per transaction by the baseline pass.
-    static let baselineChunk = 500
-
     /// How long the writer may wait for jobs before its timed work is due.
     func millisecondsUntilTimedWork() -> Int64 {
-        var wait = Self.maxTimerWaitMs
+        var wait = WriterLimits.maxTimerWaitMs
         if let baselineDueAt {
             wait = min(wait, max(0, ContinuousClock.now.duration(to: baselineDueAt).inMillisecondsRoundedUp))
         }
@@ -61,9 +48,9 @@ extension Writer {
         }
         if let retentionMs = changeLog.retentionMs, ContinuousClock.now >= nextPruneAt {
             do {
-                let pruned = try pruneChanges(occurredBefore: changeLog.clock() - retentionMs, limit: Self.pruneChunk)
+                let pruned = try pruneChanges(occurredBefore: changeLog.clock() - retentionMs, limit: WriterLimits.pruneChunk)
                 // A full chunk means more is waiting: the next one runs after the queued writes.
-                nextPruneAt = ContinuousClock.now + (pruned == Self.pruneChunk ? .zero : Self.pruneInterval)
+                nextPruneAt = ContinuousClock.now + (pruned == WriterLimits.pruneChunk ? .zero : WriterLimits.pruneInterval)
             } catch {
                 nextPruneAt = ContinuousClock.now + .seconds(1)
             }
@@ -75,8 +62,8 @@ extension Writer {
     private func recordBaselineChunk() {
         db.rollbackIgnoringErrors()
         do {
-            let more = try db.transaction(.immediate) {
-                try changes.recordBaseline(nowMs: changeLog.clock(), limit: Self.baselineChunk)
+            let more = try db.transaction(beginning: DB.beginWrite) {
+                try changes.recordBaseline(nowMs: changeLog.clock(), limit: WriterLimits.baselineChunk)
             }
             // Writes queued meanwhile go first: the next chunk follows them.
             baselineDueAt = more ? ContinuousClock.now : nil
@@ -92,7 +79,7 @@ extension Writer {
     func recordDueChanges() throws {
         let now = changeLog.clock()
         guard let nextDueMs, nextDueMs <= now else { return }
-        let due = try changes.recordDueChanges(nowMs: now, limit: Self.duePerTransaction)
+        let due = try changes.recordDueChanges(nowMs: now, limit: WriterLimits.duePerTransaction)
         appendedChanges["time", default: 0] += due.appended
         if due.headsDue > 0 { pendingDueLagSeconds = Double(due.lagMs) / 1_000 }
     }
@@ -103,7 +90,7 @@ extension Writer {
         appendedChanges = [:]
         pendingDueLagSeconds = nil
         do {
-            try db.transaction(.immediate) { try recordDueChanges() }
+            try db.transaction(beginning: DB.beginWrite) { try recordDueChanges() }
         } catch {
             throw StoreError.storage(error, "recording time-driven changes")
         }
@@ -117,7 +104,7 @@ extension Writer {
         db.rollbackIgnoringErrors()
         let pruned: Int
         do {
-            pruned = try db.transaction(.immediate) {
+            pruned = try db.transaction(beginning: DB.beginWrite) {
                 try changes.pruneChanges(occurredBefore: cutoffMs, limit: limit)
             }
         } catch {
@@ -150,4 +137,19 @@ extension Writer {
             nextDueMs = changeLog.clock() + 1_000  // look again in a second
         }
     }
+}
+
+/// The writer's timed-work limits (a generic type cannot hold static stored properties).
+enum WriterLimits {
+    /// Heads consumed per transaction at most, so a catch-up after long downtime never holds
+    /// the writer for long; the rest follows in the next transactions, writes in between.
+    static let duePerTransaction = 2_000
+    /// Changes deleted per prune transaction: small enough never to stall the writer.
+    static let pruneChunk = 1_000
+    /// How often the background prune looks for changes past retention.
+    static let pruneInterval = Duration.seconds(60)
+    /// The longest the writer sleeps without looking at the clock again (clock jumps, tests).
+    static let maxTimerWaitMs: Int64 = 60_000
+    /// Pre-existing users given heads per transaction by the baseline pass.
+    static let baselineChunk = 500
 }

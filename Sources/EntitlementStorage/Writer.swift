@@ -1,6 +1,6 @@
 import EntitlementPorts
 import Entitlements
-import SQLite
+import SQLDatabase
 import ServiceRuntime
 
 /// The writer thread's loop: takes queued writes and notifications, commits them as one
@@ -21,18 +21,17 @@ import ServiceRuntime
 /// the next batch), so the writer recovers by itself once space returns. The cache is
 /// invalidated for affected users after COMMIT and before any caller is resumed, which is what
 /// makes an acknowledged write visible to reads; a failed batch changes nothing a reader sees.
-final class Writer: @unchecked Sendable {
-    let db: Connection
-    private let recorder: FactsRecorder
-    let changes: ChangeRecorder
+final class Writer<DB: StorageEngine>: @unchecked Sendable {
+    let db: DB
+    private let recorder: FactsRecorder<DB>
+    let changes: ChangeRecorder<DB>
     let changeLog: ChangeLogSettings
-    private let queue: WriteQueue
+    private let queue: WriteQueue<DB>
     private let cache: FactsCache
-    private let readers: ReaderPool
+    private let readers: ReaderPool<DB>
     private let statistics: Locked<StoreStatistics>
     private let maxBatchSize: Int
     private let onCommit: (@Sendable (Int, Double) -> Void)?
-    private static let seedChunkSize = 20_000
     /// Changes appended in the open transaction by cause label, for the metrics after COMMIT.
     var appendedChanges: [String: Int] = [:]
     /// The due pass's lag in the open transaction, reported after COMMIT.
@@ -45,8 +44,8 @@ final class Writer: @unchecked Sendable {
     /// (``ChangeRecorder/recordBaseline(nowMs:limit:)``); `nil` once none remain.
     var baselineDueAt: ContinuousClock.Instant? = ContinuousClock.now
 
-    init(db: Connection, recorder: FactsRecorder, changes: ChangeRecorder, changeLog: ChangeLogSettings,
-         queue: WriteQueue, cache: FactsCache, readers: ReaderPool, statistics: Locked<StoreStatistics>,
+    init(db: DB, recorder: FactsRecorder<DB>, changes: ChangeRecorder<DB>, changeLog: ChangeLogSettings,
+         queue: WriteQueue<DB>, cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
          maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil) {
         self.onCommit = onCommit
         self.db = db
@@ -64,7 +63,7 @@ final class Writer: @unchecked Sendable {
     func run() {
         refreshNextDue()
         while let jobs = queue.take(limit: maxBatchSize, waitingAtMostMs: millisecondsUntilTimedWork()) {
-            var batch: [WriteJob] = []
+            var batch: [WriteJob<DB>] = []
             for job in jobs {
                 switch job {
                 case let .seed(writes, continuation):
@@ -98,7 +97,7 @@ final class Writer: @unchecked Sendable {
     }
 
     /// Commits `batch` (facts writes and notifications, never seeds) as one transaction.
-    private func commit(_ batch: [WriteJob]) {
+    private func commit(_ batch: [WriteJob<DB>]) {
         guard !batch.isEmpty else { return }
         // A ROLLBACK that failed after an earlier failure (an I/O error) would make every later
         // BEGIN fail with "cannot start a transaction within a transaction"; try it again here.
@@ -112,7 +111,7 @@ final class Writer: @unchecked Sendable {
         appendedChanges = [:]
         pendingDueLagSeconds = nil
         do {
-            try db.transaction(.immediate) {
+            try db.transaction(beginning: DB.beginWrite) {
                 // Time first: a change that was due before these facts arrived is not theirs.
                 try recordDueChanges()
                 answers = try batch.map { job in
@@ -161,7 +160,7 @@ final class Writer: @unchecked Sendable {
     ///
     /// Throws (aborting the batch) when the write failed for a reason that is not its own, see
     /// ``abortsBatch(_:)``.
-    private func record(_ job: WriteJob, affectedUsers: inout Set<String>) throws
+    private func record(_ job: WriteJob<DB>, affectedUsers: inout Set<String>) throws
         -> (succeeded: Bool, resume: () -> Void) {
         recorder.addedEvents = []
         switch job {
@@ -212,7 +211,7 @@ final class Writer: @unchecked Sendable {
     private func abortsBatch(_ error: any Error) -> Bool {
         guard db.isInTransaction else { return true }
         if error is StoreError { return false }
-        if let error = error as? SQLiteError, error.isConstraintViolation { return false }
+        if let error = error as? any SQLFailure, error.isConstraintViolation { return false }
         return true
     }
 
@@ -221,7 +220,7 @@ final class Writer: @unchecked Sendable {
         return false
     }
 
-    private static func fail(_ job: WriteJob, _ error: StoreError) {
+    private static func fail(_ job: WriteJob<DB>, _ error: StoreError) {
         switch job {
         case let .write(_, continuation): continuation.resume(throwing: error)
         case let .notification(_, continuation): continuation.resume(throwing: error)
@@ -243,9 +242,9 @@ final class Writer: @unchecked Sendable {
         defer { cache.invalidateAll() }
         var start = 0
         while start < writes.count {
-            let end = min(start + Self.seedChunkSize, writes.count)
+            let end = min(start + WriterLimits.seedChunkSize, writes.count)
             do {
-                try db.transaction(.immediate) {
+                try db.transaction(beginning: DB.beginWrite) {
                     var affected = Set<String>()
                     for write in writes[start..<end] {
                         _ = try recorder.record(write, affectedUsers: &affected)
@@ -259,4 +258,8 @@ final class Writer: @unchecked Sendable {
             start = end
         }
     }
+}
+
+extension WriterLimits {
+    static let seedChunkSize = 20_000
 }

@@ -1,11 +1,12 @@
 internal import CSQLite
+public import SQLDatabase
 
 /// One SQLite connection with a statement cache keyed by SQL text.
 ///
 /// Single owner: a connection is used by one thread at a time (it is opened with
 /// SQLITE_OPEN_NOMUTEX, so SQLite does no locking of its own). Whoever hands a connection to
 /// another thread must provide the happens-before edge (a lock or a queue).
-public final class Connection {
+public final class Connection: SQLConnection {
     /// How to open the file.
     public struct Options: Sendable {
         /// Create the file if missing; readers pass `false`: the writer made it, so a missing file is an error.

@@ -1,8 +1,10 @@
+public import SQLDatabase
+
 /// A failed SQLite call: the result code, SQLite's message and the SQL that failed.
 ///
 /// Meant for logs and for the layer above to classify (``isConstraintViolation``);
 /// never shown to API clients, because the SQL and paths are internal.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+public struct SQLiteError: SQLFailure, CustomStringConvertible, Sendable {
     /// The extended result code (e.g. 2067 for SQLITE_CONSTRAINT_UNIQUE).
     public var extendedCode: Int32
     public var message: String
@@ -18,6 +20,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     public var primaryCode: Int32 { extendedCode & 0xff }
 
     public var isConstraintViolation: Bool { primaryCode == 19 }
+
+    /// Busy, locked, I/O error, disk full, cannot open, protocol: the storage's trouble, not the
+    /// statement's; the same statement may succeed later.
+    public var isTransient: Bool { [5, 6, 10, 13, 14, 15].contains(primaryCode) }
 
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"

@@ -1,11 +1,12 @@
 internal import CSQLite
+public import SQLDatabase
 
 /// One prepared statement: bind parameters, step through rows, read columns.
 ///
 /// Owned by its ``Connection`` and used on the connection's thread only. Indexes are SQLite's:
 /// parameters count from 1, columns from 0. Column readers assume the schema's types; they do
 /// not convert, because the schema is ours.
-public final class Statement {
+public final class Statement: SQLStatement {
     let handle: OpaquePointer
     public let sql: String
     private unowned let connection: Connection

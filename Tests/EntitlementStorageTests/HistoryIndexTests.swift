@@ -11,7 +11,7 @@ final class HistoryIndexTests: StoreTestCase {
         defer { db.close() }
         XCTAssertNil(try db.scalarString(
             "SELECT name FROM sqlite_master WHERE name = 'history_by_user_product_time'"))
-        let plan = try db.prepare("EXPLAIN QUERY PLAN " + StoreReader.productHistorySQL)
+        let plan = try db.prepare("EXPLAIN QUERY PLAN " + StoreReaderSQL.productHistorySQL)
         var details: [String] = []
         while try plan.step() { details.append(plan.string(at: 3)) }
         XCTAssertTrue(details.contains { $0.hasPrefix("SEARCH h USING INDEX history_by_user_time (user_rowid=?") },

@@ -1,0 +1,29 @@
+import SQLDatabase
+import SQLite
+
+/// What the store needs from an engine beyond the SQL both engines share: how a write
+/// transaction takes the write lock, how a multi-statement read gets one snapshot, and where the
+/// change log's newest sequence lives.
+///
+/// Static members, so the generic store code reads them without a value to pass around and
+/// each engine's specialization sees constants.
+protocol StorageEngine: SQLConnection {
+    /// Opens the writer's transaction holding the write lock until COMMIT.
+    static var beginWrite: [String] { get }
+    /// Opens a read-only transaction whose statements all see one snapshot.
+    static var beginSnapshotRead: [String] { get }
+    /// The newest change sequence ever assigned and committed (pruning never lowers it).
+    static var latestChangeSequenceSQL: String { get }
+    /// Run after a prune deleted changes through `?1`, when the engine must remember that
+    /// sequence itself (see ``latestChangeSequenceSQL``).
+    static var recordPrunedThroughSQL: String? { get }
+}
+
+extension Connection: StorageEngine {
+    /// IMMEDIATE: the write lock at BEGIN, so a writer never fails on a lock upgrade.
+    static let beginWrite = ["BEGIN IMMEDIATE"]
+    static let beginSnapshotRead = ["BEGIN DEFERRED"]
+    /// AUTOINCREMENT's counter survives pruning and is written in the inserting transaction.
+    static let latestChangeSequenceSQL = "SELECT seq FROM sqlite_sequence WHERE name = 'entitlement_changes'"
+    static let recordPrunedThroughSQL: String? = nil
+}
