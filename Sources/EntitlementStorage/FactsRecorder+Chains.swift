@@ -38,7 +38,8 @@ extension FactsRecorder {
     static func returnedID(_ insert: DB.Statement) throws -> Int64 {
         defer { insert.reset() }
         guard try insert.step() else {
-            throw StoreError(code: .storageFailure, message: "an insert returned no id (SQL: \(insert.sql)); retry later")
+            throw StoreError(code: .storageFailure,
+                             message: "an insert returned no id (SQL: \(insert.sql)); retry later")
         }
         return insert.int64(at: 0)
     }

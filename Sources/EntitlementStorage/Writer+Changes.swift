@@ -48,9 +48,10 @@ extension Writer {
         }
         if let retentionMs = changeLog.retentionMs, ContinuousClock.now >= nextPruneAt {
             do {
-                let pruned = try pruneChanges(occurredBefore: changeLog.clock() - retentionMs, limit: WriterLimits.pruneChunk)
+                let chunk = WriterLimits.pruneChunk
+                let pruned = try pruneChanges(occurredBefore: changeLog.clock() - retentionMs, limit: chunk)
                 // A full chunk means more is waiting: the next one runs after the queued writes.
-                nextPruneAt = ContinuousClock.now + (pruned == WriterLimits.pruneChunk ? .zero : WriterLimits.pruneInterval)
+                nextPruneAt = ContinuousClock.now + (pruned == chunk ? .zero : WriterLimits.pruneInterval)
             } catch {
                 nextPruneAt = ContinuousClock.now + .seconds(1)
             }
