@@ -36,7 +36,8 @@ extension EntitlementStore: ReconciliationProgress {
                 let upsert = try db.prepare("""
                     INSERT INTO reconciliation_watermarks (environment, reconciled_through_ms) VALUES (?, ?)
                     ON CONFLICT (environment) DO UPDATE
-                        SET reconciled_through_ms = CASE WHEN excluded.reconciled_through_ms > reconciliation_watermarks.reconciled_through_ms
+                        SET reconciled_through_ms = CASE
+                            WHEN excluded.reconciled_through_ms > reconciliation_watermarks.reconciled_through_ms
                             THEN excluded.reconciled_through_ms ELSE reconciliation_watermarks.reconciled_through_ms END
                     """)
                 defer { upsert.reset() }
