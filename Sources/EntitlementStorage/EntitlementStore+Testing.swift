@@ -1,9 +1,7 @@
 import EntitlementPorts
 import SQLite
 
-/// A seam for tests that provoke storage faults, and for rare jobs that need no group commit:
-/// the reconciliation watermark (EntitlementStore+Reconciliation) and the history revisions
-/// (EntitlementStore+HistoryRevisions); internal, so no binary can reach it directly.
+/// A seam for tests that provoke storage faults; internal, so no binary can reach it directly.
 extension EntitlementStore {
     /// Runs `body` on the writer thread, between batches, with the writer's own connection.
     ///
@@ -12,10 +10,6 @@ extension EntitlementStore {
     /// again is "space returns"), and the writer's connection belongs to its thread. Queued
     /// like a write, so it runs after what was queued before it.
     func withWriterConnection(_ body: @escaping @Sendable (Connection) throws -> Void) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            if !queue.enqueue(.withConnection(body, continuation)) {
-                continuation.resume(throwing: StoreError.closedStore)
-            }
-        }
+        try await core.withWriterConnection(body)
     }
 }

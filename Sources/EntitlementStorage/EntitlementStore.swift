@@ -72,15 +72,7 @@ public final class EntitlementStore: EntitlementRepository {
     }
 
     public let path: String
-    let queue = WriteQueue<Connection>()
-    private let cache: FactsCache
-    let readers: ReaderPool<Connection>
-    private let statisticsCounter = Locked(StoreStatistics())
-    private let writer: Writer<Connection>
-    private let writerStarted = Atomic<Bool>(false)
-    /// This database's change log id (the prefix of its change ids).
-    let changeLogID: String
-    let changeObservers: Locked<[@Sendable (Int64) -> Void]>
+    let core: StoreCore<Connection>
 
     public convenience init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
         try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))
@@ -93,53 +85,21 @@ public final class EntitlementStore: EntitlementRepository {
     public init(path: String, configuration: Configuration) throws {
         self.path = path
         let db = try Self.openWriter(path: path, configuration: configuration)
-        cache = FactsCache(capacity: configuration.factsCacheCapacity)
-        readers = ReaderPool { try Self.openReader(path: path, configuration: configuration) }
-        let recorder = FactsRecorder(db: db, transferPolicy: configuration.transferPolicy,
-                                     clock: configuration.clock)
-        let changes: ChangeRecorder<Connection>
-        do {
-            changes = try ChangeRecorder(db: db, catalog: configuration.catalog)
-        } catch {
-            throw StoreError.storage(error, "reading the change log id")
-        }
-        changeLogID = changes.logID
-        let changeLog = ChangeLogSettings(clock: configuration.clock, retentionMs: configuration.changeRetentionMs,
-                                          dueTimer: configuration.dueTimer, reporting: configuration.changeLogReporting)
-        changeObservers = changeLog.observers
-        writer = Writer(db: db, recorder: recorder, changes: changes, changeLog: changeLog, queue: queue,
-                        cache: cache, readers: readers, statistics: statisticsCounter,
-                        maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit)
-    }
-
-    deinit {
-        // Without close(), still let the writer drain and close the file when the store goes.
-        queue.close()
-        start()
+        let readers = ReaderPool { try Self.openReader(path: path, configuration: configuration) }
+        core = try StoreCore(writerConnection: db, readers: readers, configuration: configuration)
     }
 
     /// Starts the writer thread; later calls do nothing.
     ///
     /// A dedicated thread, not a Task: SQLite blocks in fsync for milliseconds.
-    public func start() {
-        guard !writerStarted.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let writer = self.writer
-        ServiceThread.detach { writer.run() }
-    }
+    public func start() { core.start() }
 
     /// Runs the writer until ``close()`` has drained it and closed the file.
-    public func run() async {
-        start()
-        await withCheckedContinuation { queue.waitUntilFinished($0) }
-    }
+    public func run() async { await core.run() }
 
     /// Stores `write`; returns once it is durable (fsynced) and visible to ``facts(userID:)``.
     public func write(_ write: FactsWrite) async throws -> WriteOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            if !queue.enqueue(.write(write, continuation)) {
-                continuation.resume(throwing: StoreError.closedStore)
-            }
-        }
+        try await core.enqueue { .write(write, $0) }
     }
 
     /// Applies `notification`; returns once it is durable and visible to ``facts(userID:)``.
@@ -147,69 +107,36 @@ public final class EntitlementStore: EntitlementRepository {
     /// It shares the writer's group commit with ``write(_:)``: a burst of notifications costs a
     /// few fsyncs, not one each.
     public func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            if !queue.enqueue(.notification(notification, continuation)) {
-                continuation.resume(throwing: StoreError.closedStore)
-            }
-        }
+        try await core.enqueue { .notification(notification, $0) }
     }
 
     /// What the writer has committed so far; cheap, for metrics.
-    public var statistics: StoreStatistics {
-        statisticsCounter.withLock { $0 }
-    }
+    public var statistics: StoreStatistics { core.statistics }
 
     /// Loads many writes fast (benchmarks, imports): large transactions, no per-write savepoint.
     ///
     /// Unlike ``write(_:)``, the first failure stops the load and earlier chunks stay committed;
     /// outcomes are not reported. The facts cache is emptied afterwards.
     public func seed(_ writes: [FactsWrite]) async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            if !queue.enqueue(.seed(writes, continuation)) {
-                continuation.resume(throwing: StoreError.closedStore)
-            }
-        }
+        try await core.enqueue { .seed(writes, $0) }
     }
 
     /// Commits what is queued, closes every connection (checkpointing the WAL) and stops the
     /// writer; later calls throw ``StoreError/Code/closed``.
-    public func close() async {
-        queue.close()
-        start()  // a store never started still drains (nothing) and closes its file
-        await withCheckedContinuation { queue.waitUntilFinished($0) }
-    }
+    public func close() async { await core.close() }
+
+    /// One process owns a SQLite file, so its timed work (due changes, pruning, the baseline)
+    /// always runs: `active: false` is accepted and ignored, for symmetry with
+    /// ``PostgresEntitlementStore/setSingletonDuties(active:)``.
+    public func setSingletonDuties(active: Bool) {}
 
     public func facts(userID: String) throws -> UserFacts {
-        let generation: UInt64
-        switch cache.lookup(userID) {
-        case let .hit(facts): return facts
-        case let .miss(missGeneration): generation = missGeneration
-        }
-        let facts = try readers.withReader { reader in
-            do {
-                return try reader.facts(userID: userID)
-            } catch {
-                throw StoreError.storage(error, "reading facts")
-            }
-        }
-        cache.insert(facts, for: userID, ifGeneration: generation)
-        return facts
+        try core.facts(userID: userID)
     }
 
     public func history(
         userID: String, productID: String?, pageSize: Int, pageToken: String?
     ) throws -> HistoryPage {
-        let cursor = try HistoryCursor.parse(pageToken: pageToken)
-        let limit = HistoryPage.clampedPageSize(pageSize)
-        // One extra row tells whether another page exists, so the last page has no token.
-        let events = try readers.withReader { reader in
-            do {
-                return try reader.history(userID: userID, productID: productID, before: cursor,
-                                          limit: limit + 1)
-            } catch {
-                throw StoreError.storage(error, "reading history")
-            }
-        }
-        return HistoryPage(newestFirst: events, limit: limit)
+        try core.history(userID: userID, productID: productID, pageSize: pageSize, pageToken: pageToken)
     }
 }

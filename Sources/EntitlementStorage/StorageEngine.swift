@@ -17,6 +17,8 @@ protocol StorageEngine: SQLConnection {
     /// Run after a prune deleted changes through `?1`, when the engine must remember that
     /// sequence itself (see ``latestChangeSequenceSQL``).
     static var recordPrunedThroughSQL: String? { get }
+    /// Whether other processes (replicas) write to the same database.
+    static var isSharedByReplicas: Bool { get }
 }
 
 extension Connection: StorageEngine {
@@ -26,4 +28,6 @@ extension Connection: StorageEngine {
     /// AUTOINCREMENT's counter survives pruning and is written in the inserting transaction.
     static let latestChangeSequenceSQL = "SELECT seq FROM sqlite_sequence WHERE name = 'entitlement_changes'"
     static let recordPrunedThroughSQL: String? = nil
+    /// One process owns the file (WAL allows no other writer process in practice for us).
+    static let isSharedByReplicas = false
 }

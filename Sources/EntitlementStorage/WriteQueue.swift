@@ -28,6 +28,8 @@ final class WriteQueue<DB: StorageEngine>: @unchecked Sendable {
     private var jobs: [WriteJob<DB>] = []
     private var isClosed = false
     private var isFinished = false
+    /// Set by ``wake()``: the next wait returns at once, as if its time had run out.
+    private var isWoken = false
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Queues `job`; `false` once the queue is closed (the caller must answer the job itself).
@@ -48,6 +50,10 @@ final class WriteQueue<DB: StorageEngine>: @unchecked Sendable {
             if let waitingAtMostMs {
                 let deadline = ContinuousClock.now + .milliseconds(waitingAtMostMs)
                 while jobs.isEmpty && !isClosed {
+                    if isWoken {
+                        isWoken = false
+                        return []
+                    }
                     let left = ContinuousClock.now.duration(to: deadline)
                     guard left > .zero else { return [] }
                     _ = lock.wait(milliseconds: max(1, left.inMilliseconds))
@@ -61,6 +67,14 @@ final class WriteQueue<DB: StorageEngine>: @unchecked Sendable {
             }
             defer { jobs.removeFirst(limit) }
             return Array(jobs[..<limit])
+        }
+    }
+
+    /// Ends the writer's current timed wait early (its timed work was just switched on).
+    func wake() {
+        lock.withLock {
+            isWoken = true
+            lock.signal()
         }
     }
 

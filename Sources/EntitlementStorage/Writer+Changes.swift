@@ -25,6 +25,9 @@ extension Writer {
     /// How long the writer may wait for jobs before its timed work is due.
     func millisecondsUntilTimedWork() -> Int64 {
         var wait = WriterLimits.maxTimerWaitMs
+        guard singletonDuties.load(ordering: .acquiring) else { return WriterLimits.maxTimerWaitMs }
+        // Other replicas' commits move heads too, and only their NOTIFY says so: look again soon.
+        if DB.isSharedByReplicas { wait = WriterLimits.sharedTimerWaitMs }
         if let baselineDueAt {
             wait = min(wait, max(0, ContinuousClock.now.duration(to: baselineDueAt).inMillisecondsRoundedUp))
         }
@@ -38,6 +41,13 @@ extension Writer {
     /// Runs what the clock says is due: the due changes, then one prune chunk. A failure (disk
     /// full) is retried on the next wake-up, a second later at the earliest.
     func runTimedWork() {
+        let active = singletonDuties.load(ordering: .acquiring)
+        defer { dutiesWereActive = active }
+        guard active else { return }
+        if !dutiesWereActive || DB.isSharedByReplicas {
+            refreshNextDue()
+            if !dutiesWereActive { nextPruneAt = ContinuousClock.now }
+        }
         if let baselineDueAt, ContinuousClock.now >= baselineDueAt { recordBaselineChunk() }
         if changeLog.dueTimer, let nextDueMs, nextDueMs <= changeLog.clock() {
             do {
@@ -91,7 +101,10 @@ extension Writer {
         appendedChanges = [:]
         pendingDueLagSeconds = nil
         do {
-            try db.transaction(beginning: DB.beginWrite) { try recordDueChanges() }
+            try db.transaction(beginning: DB.beginWrite) {
+                try recordDueChanges()
+                try publishCommit(users: [])
+            }
         } catch {
             throw StoreError.storage(error, "recording time-driven changes")
         }
@@ -113,6 +126,15 @@ extension Writer {
         }
         if pruned > 0 { changeLog.reporting.pruned?(pruned) }
         return pruned
+    }
+
+    /// Hands the transaction's affected users and, when it appended changes, the newest
+    /// sequence to ``publish`` (inside the transaction, before COMMIT).
+    func publishCommit(users: Set<String>) throws {
+        guard let publish else { return }
+        let appended = appendedChanges.values.contains { $0 > 0 }
+        guard !users.isEmpty || appended else { return }
+        try publish(db, users, appended ? try changes.latestSequence() : nil)
     }
 
     /// After a commit: report what it appended, wake the log's observers with the newest
@@ -151,6 +173,9 @@ enum WriterLimits {
     static let pruneInterval = Duration.seconds(60)
     /// The longest the writer sleeps without looking at the clock again (clock jumps, tests).
     static let maxTimerWaitMs: Int64 = 60_000
+    /// The timer's longest sleep when other replicas share the database (their commits move
+    /// heads this writer does not see): the due timer re-reads the earliest instant this often.
+    static let sharedTimerWaitMs: Int64 = 1_000
     /// Pre-existing users given heads per transaction by the baseline pass.
     static let baselineChunk = 500
 }

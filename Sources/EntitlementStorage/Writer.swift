@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLDatabase
 import ServiceRuntime
+import Synchronization
 
 /// The writer thread's loop: takes queued writes and notifications, commits them as one
 /// transaction, then answers.
@@ -32,6 +33,18 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
     private let statistics: Locked<StoreStatistics>
     private let maxBatchSize: Int
     private let onCommit: (@Sendable (Int, Double) -> Void)?
+    /// Runs inside each write transaction, before COMMIT, with the users whose facts it changed
+    /// (`nil`: possibly anyone, after a seed) and the newest change sequence when it appended
+    /// changes. PostgreSQL's NOTIFY to the other replicas, delivered only if the COMMIT is.
+    typealias Publish = (_ db: DB, _ users: Set<String>?, _ latestSequence: Int64?) throws -> Void
+    let publish: Publish?
+    /// Whether the timed work (due changes at their instant, pruning, the baseline) runs here:
+    /// with several replicas on one database only the lease holder's writer does it
+    /// (``StoreCore/setSingletonDuties(active:)``). A batch still consumes what is due before
+    /// its facts either way, so a change is never attributed to a later fact.
+    let singletonDuties = Atomic<Bool>(true)
+    /// What ``singletonDuties`` was at the last timed work, to catch up when it turns on.
+    var dutiesWereActive = true
     /// Changes appended in the open transaction by cause label, for the metrics after COMMIT.
     var appendedChanges: [String: Int] = [:]
     /// The due pass's lag in the open transaction, reported after COMMIT.
@@ -46,8 +59,9 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
 
     init(db: DB, recorder: FactsRecorder<DB>, changes: ChangeRecorder<DB>, changeLog: ChangeLogSettings,
          queue: WriteQueue<DB>, cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
-         maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil) {
+         maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) {
         self.onCommit = onCommit
+        self.publish = publish
         self.db = db
         self.recorder = recorder
         self.changes = changes
@@ -124,6 +138,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                     return answer.resume
                 }
                 try recorder.refreshRecords(for: affectedUsers)
+                try publishCommit(users: affectedUsers)
             }
             committed = true
         } catch {
@@ -251,6 +266,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                         recorder.addedEvents = []
                     }
                     try recorder.refreshRecords(for: affected)
+                    try publish?(db, nil, nil)
                 }
             } catch {
                 throw StoreError.storage(error, "seeding facts")

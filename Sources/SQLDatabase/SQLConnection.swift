@@ -3,7 +3,7 @@
 /// Parameters count from 1 and columns from 0 (SQLite's convention, which the PostgreSQL module
 /// follows). Column readers assume the schema's types; they do not convert, because the schema
 /// is ours. Used on its connection's thread only.
-public protocol SQLStatement: AnyObject {
+public protocol SQLStatement: AnyObject, SendableMetatype {
     var sql: String { get }
 
     func bind(_ value: Int64, at index: Int32)
@@ -41,7 +41,7 @@ public protocol SQLStatement: AnyObject {
 /// functions); only DDL, settings and how a write transaction takes its lock differ per engine.
 /// Stores are generic over the connection type, so each engine's calls are direct, not
 /// existential. Single owner: used by one thread at a time.
-public protocol SQLConnection: AnyObject {
+public protocol SQLConnection: AnyObject, SendableMetatype {
     associatedtype Statement: SQLStatement
 
     /// Runs one or more statements without parameters (DDL, settings, BEGIN/COMMIT).
