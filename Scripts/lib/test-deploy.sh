@@ -7,13 +7,16 @@
 #     `systemd-analyze security --offline=yes` at or under 2.0;
 #   - the env file: every ENTITLEMENTD_* is a flag in `entitlementd --help`, none is set empty,
 #     and the production binary starts with it;
-#   - the Containerfile, as text (no container engine is installed or needed).
+#   - the Containerfile, as text (no container engine is installed or needed);
+#   - haproxy: `haproxy -c` on the shipped haproxy.cfg, then a real haproxy running it in front
+#     of two production replicas (grpcio over h2c, HTTP/1.1, health checks taking a replica
+#     out), and entitlementd@.service like the single unit.
 #
 #   Scripts/lib/test-deploy.sh PRODUCTION_BIN PYTHON     (PYTHON: the venv with grpcio, pytest)
 #
-# Installs what is missing with apt-get: nginx, systemd (systemd-analyze), openssl, curl, and
-# procps (/bin/kill, the unit's ExecReload, which verify checks). A check whose tool cannot run
-# on this machine is skipped with its reason, except with CI set (CI=1, CI=true, ...) or
+# Installs what is missing with apt-get: nginx, systemd (systemd-analyze), openssl, curl,
+# procps (/bin/kill, the unit's ExecReload, which verify checks) and haproxy. A check whose
+# tool cannot run on this machine is skipped with its reason, except with CI set (CI=1, ...) or
 # DEPLOY_CHECKS=strict: then every skip is a failure.
 set -uo pipefail
 
@@ -23,8 +26,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 [ $# -eq 2 ] || { echo "usage: $0 PRODUCTION_BIN PYTHON" >&2; exit 2; }
 [ -x "$1" ] || { echo "no entitlementd at $1" >&2; exit 1; }
-install_missing nginx systemd openssl curl procps \
-    || { echo "cannot install the deploy tools (nginx systemd openssl curl procps)" >&2; exit 1; }
+install_missing nginx systemd openssl curl procps haproxy \
+    || { echo "cannot install the deploy tools (nginx systemd openssl curl procps haproxy)" >&2; exit 1; }
 
 ENTITLEMENTD_PRODUCTION_BIN="$1" "$2" -m pytest "$ROOT/Tests/Deploy" -p no:cacheprovider -ra
 rc=$?
