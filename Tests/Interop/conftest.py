@@ -16,6 +16,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+import cluster
+
 REPO = Path(__file__).resolve().parents[2]
 PROTOS = REPO / "Protos"
 LISTEN_PREFIX = "entitlementd listening on "
@@ -30,6 +32,20 @@ PROTO_FILES = [
     ("entitlement/v1", "entitlement.proto"),
     ("entitlementd/testing/v1", "testing.proto"),
 ]
+
+
+def pytest_configure(config):
+    cluster.register_markers(config)
+
+
+def pytest_collection_modifyitems(config, items):
+    cluster.skip_by_stage(items)
+
+
+@pytest.fixture(scope="session")
+def cluster_postgres():
+    """The cluster stage's PostgreSQL server (postgres_server.py)."""
+    yield from cluster.postgres_for_session(REPO)
 
 
 def binary_path() -> Path:
@@ -148,16 +164,19 @@ class Server:
 
 
 @pytest.fixture
-def server(binary, tmp_path):
+def server(binary, tmp_path, request):
     """Factory: server(*flags) starts entitlementd-testing (so the testing service is served) on
     a free port with a fresh --database (unless flags name one); every server started is stopped with SIGTERM at teardown and must
-    exit 0 within 15 s."""
+    exit 0 within 15 s. In the cluster stage (ENTITLEMENTD_CLUSTER=N) it starts N replicas over
+    PostgreSQL behind haproxy instead, `replicas=` overriding N (cluster.py says what goes where)."""
     started = []
+    clusters = cluster.clusters_for(request, binary, Server)
 
-    def start(*flags) -> Server:
+    def start(*flags, replicas=None) -> Server:
         workdir = tmp_path / f"server{len(started)}"
         workdir.mkdir()
-        s = Server(binary, workdir, [str(f) for f in flags])
+        flags = [str(f) for f in flags]
+        s = clusters.start(workdir, flags, replicas) if clusters else Server(binary, workdir, flags)
         started.append(s)
         return s
 
@@ -168,6 +187,8 @@ def server(binary, tmp_path):
         if code != 0 and s.check_exit_code:
             failures.append(f"{s.argv}: exit {code if code is not None else 'none (killed after 15 s)'}"
                             f"\nstderr tail:\n{s.stderr()[-2000:]}")
+    if clusters:
+        clusters.drop_databases()
     if failures:
         pytest.fail("entitlementd did not shut down cleanly:\n" + "\n".join(failures))
 

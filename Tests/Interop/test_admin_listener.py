@@ -8,6 +8,7 @@ import urllib.error
 import urllib.request
 
 import grpc
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import health_check
@@ -42,6 +43,7 @@ def tokens(tmp_path):
     return path
 
 
+@pytest.mark.single_process("counts in one process's /metrics; in the cluster the calls spread over the replicas")
 def test_metrics_move_to_the_admin_port(pb, server):
     s = server("--admin-listen", "127.0.0.1:0")
     admin = admin_address(s)

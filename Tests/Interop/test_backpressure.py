@@ -4,6 +4,11 @@ import socket
 import struct
 import time
 
+import pytest
+
+pytestmark = pytest.mark.single_process(
+    "measures the memory of the process a raw connection reaches; in front of the cluster that is haproxy")
+
 
 def frame(kind, flags, stream, payload=b""):
     return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream) + payload

@@ -10,6 +10,9 @@ import raw_grpc
 from fake_apple import FakeApple
 from test_metrics import scrape
 
+pytestmark = pytest.mark.single_process(
+    "counts one call in one process's /metrics and log")
+
 SLEEP = "/entitlementd.testing.v1.Testing/Sleep"
 SUBMIT = "/entitlement.v1.EntitlementService/SubmitReceipt"
 

@@ -7,10 +7,12 @@ import threading
 import time
 
 import grpc
+import pytest
 
 DAY = 86_400_000
 
 
+@pytest.mark.single_process("SIGKILLs the server and reads the change log in its SQLite file")
 def test_a_crash_neither_loses_nor_invents_a_change(pb, server, tmp_path):
     db = tmp_path / "crash.sqlite"
     victim = server("--database", db)

@@ -25,6 +25,9 @@ import pytest
 from apple_pki import DAY_MS, PKI, now_ms, notification, renewal, transaction
 from fast_signer import FastSigner
 
+pytestmark = pytest.mark.single_process(
+    "SIGKILLs the one server 100 times and checks its SQLite file (test_cluster.py restarts replicas under load)")
+
 ITERATIONS = int(os.environ.get("CRASH_LOOP_ITERATIONS", "100"))
 MAX_RENEWALS = 4
 

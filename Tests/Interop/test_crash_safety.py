@@ -6,10 +6,13 @@ import threading
 import time
 
 import grpc
+import pytest
 
 DAY = 86_400_000
 
 
+@pytest.mark.single_process(
+    "SIGKILLs the server and checks its SQLite file (test_cluster.py kills replicas under load)")
 def test_acknowledged_writes_survive_sigkill(pb, server, tmp_path):
     db = tmp_path / "crash.sqlite"
     victim = server("--database", db)

@@ -84,6 +84,7 @@ def test_post_healthz_is_405(default_server):
     assert r.status == 405
 
 
+@pytest.mark.single_process("haproxy answers a malformed HTTP/1.1 request itself")
 def test_content_length_and_transfer_encoding_is_400(default_server):
     raw = _raw_exchange(default_server,
                         b"POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
@@ -97,6 +98,7 @@ def test_malformed_http1_head_is_400(default_server):
     assert _status(raw) == 400, raw[:300]
 
 
+@pytest.mark.single_process("haproxy answers bytes that are not HTTP itself")
 @pytest.mark.parametrize("garbage", [b"HELLO\x01 THERE\r\n\r\n", b"GET /healthz HTTP/9.9\r\n\r\n",
                                      b"GET /\r\n\r\n"])
 def test_bytes_that_are_not_an_http1_request_line_get_no_answer(default_server, garbage):
@@ -127,6 +129,8 @@ def test_chunked_body_over_max_message_size_is_413(server):
     assert _status(raw) == 413, raw[:300]
 
 
+@pytest.mark.single_process(
+    "--header-read-timeout is on the server's own connections; clients of the cluster talk to haproxy")
 def test_slow_request_head_times_out(server):
     s = server("--header-read-timeout", "1s")
     sock = socket.create_connection((s.host, s.port), timeout=5)
@@ -178,6 +182,7 @@ def test_metrics(default_server):
     assert "# TYPE entitlementd_open_connections gauge" in body
 
 
+@pytest.mark.single_process("counts in one process's /metrics; in the cluster the calls spread over the replicas")
 def test_metrics_count_rpcs_by_method_and_code(pb, default_server):
     from conftest import health_check
     ch = default_server.channel()

@@ -9,10 +9,14 @@ import time
 import h2.config
 import h2.connection
 import h2.events
+import pytest
 from hpack import Encoder
 from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame, RstStreamFrame, SettingsFrame
 
 from conftest import assert_serving
+
+pytestmark = pytest.mark.single_process(
+    "entitlementd's own HTTP/2 framing; haproxy terminates the client's connection")
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 PROTOCOL_ERROR = 0x1

@@ -95,6 +95,7 @@ def test_abrupt_reset_mid_call(pb, default_server):
     assert_serving(pb, default_server)
 
 
+@pytest.mark.single_process("counts one process's open connections; idle clients hold haproxy's")
 def test_500_idle_connections(pb, default_server):
     socks = []
     try:
@@ -120,6 +121,7 @@ def test_500_idle_connections(pb, default_server):
     assert _open_connections_gauge(default_server) <= 10
 
 
+@pytest.mark.single_process("--max-connections bounds one process's connections; clients connect to haproxy")
 def test_max_connections_limit_closes_extra_connections(pb, server):
     s = server("--max-connections", "5")
     socks = [_connect(s) for _ in range(5)]

@@ -264,6 +264,7 @@ def test_exactly_one_purchase_proof(pb, start):
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "transaction_id" in error.details()
 
 
+@pytest.mark.single_process("counts in one process's /metrics; in the cluster the calls spread over the replicas")
 def test_requests_are_counted_by_endpoint_status_and_environment(pb, start, api, signer):
     signed, status = subscription(signer, 80_000, 1, environment="Sandbox")
     api.add_customer(["80000"], signed, environment="sandbox", statuses=[status])

@@ -7,6 +7,9 @@ import time
 import grpc
 import pytest
 
+pytestmark = pytest.mark.single_process(
+    "what a client of the server sees of its SIGTERM drain; clients of the cluster talk to haproxy (test_cluster.py restarts replicas under load)")
+
 
 def _start_sleep(pb, channel, ms):
     return pb.testing_grpc.TestingStub(channel).Sleep.future(pb.testing.SleepRequest(milliseconds=ms), timeout=10)

@@ -23,6 +23,9 @@ import pytest
 from apple_pki import DAY_MS, PKI, now_ms, notification, renewal, transaction
 from fast_signer import FastSigner
 
+pytestmark = pytest.mark.single_process(
+    "fills the disk under the SQLite file")
+
 
 @pytest.fixture
 def small_disk(tmp_path):

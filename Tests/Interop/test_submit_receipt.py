@@ -205,6 +205,8 @@ def test_verify_cache_ttl(pb, server, apple):
     assert len(again.entitlements) == 1
 
 
+@pytest.mark.single_process(
+    "--apple-max-concurrency bounds one process's calls to Apple, and the test reads its memory")
 def test_500_concurrent_with_100ms_latency(pb, server, apple):
     s = server(*apple.flags(), "--apple-max-concurrency", "64")
     apple.latency = 0.1

@@ -98,6 +98,7 @@ def test_resume_from_a_cursor_after_restart_gives_exactly_the_missing_changes(pb
     assert cursors == sorted(cursors) and seen[1].cursor < cursors[0]
 
 
+@pytest.mark.single_process("reads one process's watcher gauge; the stream may be on another replica")
 def test_cancelled_watcher_frees_its_stream(pb, default_server):
     ch = default_server.channel()
     watchers = [Collector(pb, ch), Collector(pb, ch, user_id="x")]
@@ -142,6 +143,8 @@ def test_deadline_ends_the_stream_with_deadline_exceeded(pb, default_server):
     assert failure.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
 
 
+@pytest.mark.single_process(
+    "SIGTERM of the server ends its own streams; through haproxy the stream may be on another replica")
 def test_graceful_shutdown_ends_streams_promptly_with_unavailable(pb, server):
     s = server("--shutdown-grace-period", "60s")
     ch = s.channel()
@@ -163,6 +166,7 @@ def test_graceful_shutdown_ends_streams_promptly_with_unavailable(pb, server):
     assert stuck.trailers is not None and stuck.trailers["grpc-status"] == "14", "even a client that does not read"
 
 
+@pytest.mark.single_process("HTTP/2 PINGs are per connection: haproxy answers the client's")
 def test_idle_stream_gets_keepalive_pings(pb, server):
     s = server("--stream-keepalive", "1s")
     raw = RawWatch(s, b"")

@@ -1,0 +1,123 @@
+"""haproxy in front of the cluster stage's replicas: the config it is given, and its process.
+
+One frontend on one port takes both protocols, as entitlementd's own port does: haproxy
+recognises the HTTP/2 preface on a clear-text connection (h2c, gRPC) and speaks HTTP/1.1
+otherwise (Apple's webhook, /healthz, /metrics, /admin/*). HTTP/2 requests go to the backends
+over HTTP/2 (`proto h2`), HTTP/1.1 requests over HTTP/1.1, each backend to every replica.
+
+Balancing is by the client connection (`balance hash src_port`): every request of one grpcio
+channel or one HTTP connection lands on one replica, as with a connection-level balancer, so a
+caller keeps read-your-writes on its connection, while a test's other connections (its webhook
+posts, a second channel, entitlementctl) land on other replicas and read across them.
+/metrics goes to replica 0 alone, the replica the fixture's stderr and signals belong to.
+
+Health checks ask each replica's /healthz over HTTP/1.1 every 500 ms, also for the HTTP/2
+backend (`check-proto h1`): there, haproxy 2.6's default HTTP/2 check marked every replica DOWN
+("Socket error") while its HTTP/2 requests to the same replicas succeeded. A request is retried on
+another replica only when its connection to the first one failed (`retry-on conn-failure`,
+`option redispatch`); a request already sent is never replayed.
+
+Limits are set wide so that entitlementd, not haproxy, answers what the suite probes: 64 KiB
+buffers let metadata past its own 16 KiB limit reach it, and the timeouts outlast any test.
+"""
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+START_TIMEOUT = 10.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def config(listen: str, replicas, check_interval_ms: int = 500) -> str:
+    """The haproxy.cfg text for `replicas` (HOST:PORT each, replica 0 first)."""
+    def servers(extra: str) -> str:
+        return "\n".join(f"    server replica{i} {address} {extra}".rstrip() for i, address in enumerate(replicas))
+
+    check = f"check check-proto h1 inter {check_interval_ms} fall 2 rise 1"
+    return f"""global
+    nbthread 1
+    maxconn 4000
+    tune.bufsize 65536
+    log stderr format short local0 warning
+
+defaults
+    mode http
+    log global
+    timeout connect 2s
+    timeout client 10m
+    timeout server 10m
+    timeout http-request 10m
+    timeout tunnel 10m
+    retries 3
+    retry-on conn-failure
+    option redispatch 1
+    option httpchk GET /healthz
+    http-check expect status 200
+
+frontend entitlementd
+    bind {listen}
+    use_backend metrics if {{ path /metrics }}
+    use_backend grpc if {{ req.ver 2.0 }}
+    default_backend http1
+
+backend grpc
+    balance hash src_port
+{servers("proto h2 " + check)}
+
+backend http1
+    balance hash src_port
+{servers(check)}
+
+backend metrics
+    server replica0 {replicas[0]} {check}
+"""
+
+
+class Haproxy:
+    """haproxy in the foreground (-db) on `listen`, its log in workdir/haproxy.log."""
+
+    def __init__(self, workdir: Path, listen: str, replicas):
+        self.workdir = workdir
+        self.listen = listen
+        self.config_path = workdir / "haproxy.cfg"
+        self.config_path.write_text(config(listen, replicas))
+        self.log_path = workdir / "haproxy.log"
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(["haproxy", "-db", "-f", str(self.config_path)],
+                                         stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
+        self._wait_until_listening()
+
+    def _wait_until_listening(self) -> None:
+        host, port = self.listen.rsplit(":", 1)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"haproxy exited {self.proc.returncode}:\n{self.log()}")
+            try:
+                socket.create_connection((host, int(port)), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"haproxy did not listen on {self.listen} within {START_TIMEOUT}s:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self) -> int:
+        """Hard stop (SIGTERM): the test is over, nothing is left to drain. Returns the exit code."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return None
