@@ -28,6 +28,8 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
 
         // The runtime under everything that runs: threads, locks, the clock, Duration units,
         // signals, flags, logger, metrics. Depends on nothing of ours.
@@ -45,6 +47,8 @@ let package = Package(
         // Engine-neutral SQL protocols the store is written against; SQLite and PostgreSQL conform.
         .target(name: "SQLDatabase"),
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLDatabase"]),
+        // libpq: sessions, statements, LISTEN/NOTIFY, advisory locks and the singleton lease.
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"]),
 
         // The domain and the service.
         .target(name: "Entitlements"),
@@ -121,6 +125,8 @@ let package = Package(
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "Entitlements", "JWS"]),
+        // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
         .testTarget(name: "EntitlementStorageTests",
                     dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite"]),
         // One contract suite, run against every EntitlementRepository backend.
