@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "SQLDatabase"),
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLDatabase"]),
         // libpq: sessions, statements, LISTEN/NOTIFY, advisory locks and the singleton lease.
-        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL"]),
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "ServiceRuntime"]),
 
         // The domain and the service.
         .target(name: "Entitlements"),
@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "JWSTests", dependencies: ["JWS"]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "Entitlements", "JWS"]),
         // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
-        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceRuntime"]),
         .testTarget(name: "EntitlementStorageTests",
                     dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite"]),
         // One contract suite, run against every EntitlementRepository backend.
