@@ -5,8 +5,8 @@ import Testing
 /// Session advisory locks between two connections: exclusive, released by unlock or session end.
 @Suite(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct AdvisoryLockTests {
-    @Test func oneSessionAtATime() throws {
-        try withDatabase { database in
+    @Test func oneSessionAtATime() async throws {
+        try await withDatabase { database in
             let a = try database.connect(), b = try database.connect()
             let key: Int64 = 0x656e_7469_746c
             #expect(try a.tryAdvisoryLock(key))
@@ -19,8 +19,8 @@ struct AdvisoryLockTests {
         }
     }
 
-    @Test func aTerminatedSessionReleasesItsLock() throws {
-        try withDatabase { database in
+    @Test func aTerminatedSessionReleasesItsLock() async throws {
+        try await withDatabase { database in
             let a = try database.connect(), b = try database.connect()
             #expect(try a.tryAdvisoryLock(7))
             try database.terminate(a)
@@ -28,8 +28,8 @@ struct AdvisoryLockTests {
         }
     }
 
-    @Test func advisoryLockWaitsForTheHolder() throws {
-        try withDatabase { database in
+    @Test func advisoryLockWaitsForTheHolder() async throws {
+        try await withDatabase { database in
             let holder = try database.connect()
             #expect(try holder.tryAdvisoryLock(9))
             let url = database.url

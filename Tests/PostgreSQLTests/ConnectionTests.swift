@@ -4,8 +4,8 @@ import Testing
 /// The session: changes, transaction state, the statement cache, classified errors.
 @Suite(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct ConnectionTests {
-    @Test func changesCountsRowsOfTheLastDataChange() throws {
-        try withDatabase { database in
+    @Test func changesCountsRowsOfTheLastDataChange() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE c (k TEXT PRIMARY KEY, n BIGINT NOT NULL)")
             let insert = try connection.prepare("INSERT INTO c (k, n) VALUES (?, ?) ON CONFLICT (k) DO NOTHING")
@@ -31,8 +31,8 @@ struct ConnectionTests {
         }
     }
 
-    @Test func transactionStateFollowsTheServer() throws {
-        try withDatabase { database in
+    @Test func transactionStateFollowsTheServer() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE t (k BIGINT PRIMARY KEY)")
             #expect(!connection.isInTransaction)
@@ -54,8 +54,8 @@ struct ConnectionTests {
     /// The store runs BEGIN/SAVEPOINT/ROLLBACK TO/RELEASE/COMMIT as cached statements; a failed
     /// statement's savepoint is rolled back while the transaction goes on (PostgreSQL accepts
     /// only transaction-exit statements in a failed transaction, prepared ones included).
-    @Test func transactionControlRunsAsCachedStatements() throws {
-        try withDatabase { database in
+    @Test func transactionControlRunsAsCachedStatements() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE s (k BIGINT PRIMARY KEY)")
             for round in 0..<2 {
@@ -77,8 +77,8 @@ struct ConnectionTests {
         }
     }
 
-    @Test func statementsAreCachedBySQLText() throws {
-        try withDatabase { database in
+    @Test func statementsAreCachedBySQLText() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             let first = try connection.prepare("SELECT ?1::bigint * 2")
             first.bind(21, at: 1)
@@ -93,8 +93,8 @@ struct ConnectionTests {
         }
     }
 
-    @Test func errorsCarrySQLStateAndKind() throws {
-        try withDatabase { database in
+    @Test func errorsCarrySQLStateAndKind() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE u (k TEXT PRIMARY KEY, n BIGINT NOT NULL)")
             try connection.execute("INSERT INTO u VALUES ('a', 1)")
@@ -116,8 +116,8 @@ struct ConnectionTests {
         }
     }
 
-    @Test func lockNotAvailableIsTransient() throws {
-        try withDatabase { database in
+    @Test func lockNotAvailableIsTransient() async throws {
+        try await withDatabase { database in
             let holder = try database.connect(), waiter = try database.connect()
             try holder.execute("CREATE TABLE l (k BIGINT PRIMARY KEY); INSERT INTO l VALUES (1)")
             try holder.execute("BEGIN; SELECT * FROM l FOR UPDATE")
@@ -130,8 +130,8 @@ struct ConnectionTests {
         }
     }
 
-    @Test func aClosedConnectionRefusesUse() throws {
-        try withDatabase { database in
+    @Test func aClosedConnectionRefusesUse() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             connection.close()
             connection.close()

@@ -5,8 +5,8 @@ import Testing
 /// LISTEN/NOTIFY delivery, commit semantics, and a dropped listener noticed and restored.
 @Suite(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct NotificationTests {
-    @Test func deliversWhatIsNotifiedOnListenedChannels() throws {
-        try withDatabase { database in
+    @Test func deliversWhatIsNotifiedOnListenedChannels() async throws {
+        try await withDatabase { database in
             let listener = try database.connect(), sender = try database.connect()
             try listener.listen("users")
             #expect(try listener.waitForNotifications(timeoutMs: 0).isEmpty)
@@ -23,8 +23,8 @@ struct NotificationTests {
         }
     }
 
-    @Test func aNotificationInATransactionArrivesAtCommitOnly() throws {
-        try withDatabase { database in
+    @Test func aNotificationInATransactionArrivesAtCommitOnly() async throws {
+        try await withDatabase { database in
             let listener = try database.connect(), sender = try database.connect()
             try listener.listen("changes")
             try sender.execute("BEGIN")
@@ -40,8 +40,8 @@ struct NotificationTests {
         }
     }
 
-    @Test func aDroppedListenerThrowsThenListensAgainOnTheNextWait() throws {
-        try withDatabase { database in
+    @Test func aDroppedListenerThrowsThenListensAgainOnTheNextWait() async throws {
+        try await withDatabase { database in
             let listener = try database.connect(), sender = try database.connect()
             try listener.listen("users")
             try database.terminate(listener)

@@ -4,16 +4,16 @@ import Testing
 /// The password may come from the URL or PGPASSWORD (libpq reads both); it never shows in errors.
 @Suite(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct PasswordTests {
-    @Test func passwordFromTheURL() throws {
-        try withDatabase { database in
+    @Test func passwordFromTheURL() async throws {
+        try await withDatabase { database in
             #expect(database.url["password"] != nil)
             let connection = try database.connect()
             #expect(try connection.scalarInt64("SELECT 1") == 1)
         }
     }
 
-    @Test func passwordFromPGPASSWORD() throws {
-        try withDatabase { database in
+    @Test func passwordFromPGPASSWORD() async throws {
+        try await withDatabase { database in
             // TestDatabase exported PGPASSWORD with the server's password before any test connected.
             let withoutPassword = database.url.removing("password")
             #expect(withoutPassword["password"] == nil)
@@ -22,8 +22,8 @@ struct PasswordTests {
         }
     }
 
-    @Test func aWrongPasswordInTheURLWinsOverPGPASSWORDAndIsNotShown() throws {
-        try withDatabase { database in
+    @Test func aWrongPasswordInTheURLWinsOverPGPASSWORDAndIsNotShown() async throws {
+        try await withDatabase { database in
             let wrong = database.url.setting("password", to: "wrong-pw-7f3a")
             let error = #expect(throws: PostgreSQLError.self) { try Connection(url: wrong) }
             let description = error.map { "\($0)" } ?? ""

@@ -4,8 +4,8 @@ import Testing
 /// A broken session fails the call in progress, then the next call reconnects.
 @Suite(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct ReconnectTests {
-    @Test func terminatedBackendFailsOnceThenReconnects() throws {
-        try withDatabase { database in
+    @Test func terminatedBackendFailsOnceThenReconnects() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE r (k BIGINT)")
             let insert = try connection.prepare("INSERT INTO r VALUES (?)")
@@ -31,8 +31,8 @@ struct ReconnectTests {
         }
     }
 
-    @Test func anOpenTransactionIsLostNotSilentlyContinued() throws {
-        try withDatabase { database in
+    @Test func anOpenTransactionIsLostNotSilentlyContinued() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE r (k BIGINT)")
             try connection.execute("BEGIN; INSERT INTO r VALUES (1)")

@@ -66,9 +66,11 @@ final class TestDatabase {
     }
 }
 
-/// Runs `body` with a fresh database, dropping it afterwards.
-func withDatabase<R>(_ body: (TestDatabase) throws -> R) throws -> R {
-    let database = try TestDatabase()
-    defer { database.drop() }
-    return try body(database)
+/// Runs `body` with a fresh database, dropping it afterwards; off the cooperative pool.
+func withDatabase<R>(_ body: (TestDatabase) throws -> R) async throws -> R {
+    try await offPool {
+        let database = try TestDatabase()
+        defer { database.drop() }
+        return try body(database)
+    }
 }

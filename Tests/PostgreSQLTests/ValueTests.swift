@@ -4,8 +4,8 @@ import Testing
 /// Values go in as text (bytea binary) and come back in binary, decoded by column type.
 @Suite(.enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct ValueTests {
-    @Test func everyColumnTypeRoundTrips() throws {
-        try withDatabase { database in
+    @Test func everyColumnTypeRoundTrips() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("""
                 CREATE TABLE v (id BIGSERIAL PRIMARY KEY, i2 SMALLINT, i4 INTEGER, i8 BIGINT, b BOOLEAN,
@@ -55,8 +55,8 @@ struct ValueTests {
         }
     }
 
-    @Test func nullsAreDistinctFromEmptyAndZero() throws {
-        try withDatabase { database in
+    @Test func nullsAreDistinctFromEmptyAndZero() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE n (i BIGINT, t TEXT, bytes BYTEA)")
             let insert = try connection.prepare("INSERT INTO n VALUES (?, ?, ?)")
@@ -90,8 +90,8 @@ struct ValueTests {
         }
     }
 
-    @Test func computedColumnsDecodeByType() throws {
-        try withDatabase { database in
+    @Test func computedColumnsDecodeByType() async throws {
+        try await withDatabase { database in
             let connection = try database.connect()
             #expect(try connection.scalarInt64("SELECT count(*) FROM generate_series(1, 5)") == 5)
             #expect(try connection.scalarInt64("SELECT sum(x) FROM generate_series(1, 100000) x") == 5_000_050_000)
