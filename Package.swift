@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
-                               "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks"]),
+                               "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks", "PostgreSQL"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
@@ -139,7 +139,8 @@ let package = Package(
         // The composition root's edges: metric labels from what the service observed.
         .testTarget(
             name: "EntitlementDaemonTests",
-            dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts"]),
+            dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts",
+                           "PostgreSQL"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",

@@ -9,18 +9,22 @@ import Webhooks
 
 /// Webhooks (issue 12): the dispatcher, its admin operations and its metrics.
 extension Daemon {
-    /// The dispatcher --webhook-url asks for, or nil. Built in ``run()`` once the store is open.
-    func makeWebhookDispatcher(store: EntitlementStore) -> WebhookDispatcher? {
+    /// What builds the dispatcher --webhook-url asks for, or nil. Built in ``run()`` once the
+    /// store is open; a dispatcher runs once, so each singleton lease term builds a new one.
+    func makeWebhookDispatchers(store: EntitlementStore) -> (@Sendable () -> WebhookDispatcher)? {
         guard let configuration = webhookConfiguration else { return nil }
         let metrics = WebhookMetrics(registry: self.metrics, outbox: store)
-        let dispatcher = WebhookDispatcher(
-            configuration: configuration, log: store, outbox: store,
-            transport: URLSessionWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
-            logger: logger, cursorText: ChangeCursor.encode, observe: metrics.observe)
-        logger.info("webhooks: delivering entitlement changes",
-                    [("endpoints", configuration.endpoints.map { WebhookEndpointName.redacted($0.absoluteString) }
-                        .joined(separator: " "))])
-        return dispatcher
+        let logger = self.logger
+        return {
+            let dispatcher = WebhookDispatcher(
+                configuration: configuration, log: store, outbox: store,
+                transport: URLSessionWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
+                logger: logger, cursorText: ChangeCursor.encode, observe: metrics.observe)
+            logger.info("webhooks: delivering entitlement changes",
+                        [("endpoints", configuration.endpoints.map { WebhookEndpointName.redacted($0.absoluteString) }
+                            .joined(separator: " "))])
+            return dispatcher
+        }
     }
 
     /// The admin operations (JSON in and out), served where /metrics is (see Daemon+Admin).

@@ -45,6 +45,8 @@ final class Daemon {
     let webhookConfiguration: WebhookDispatcher.Configuration?
     /// Set in ``run()`` once the store is open; the admin operations read them.
     var webhookDispatcher: WebhookDispatcher?
+    /// Builds a dispatcher for each singleton lease term after the first (Daemon+SingletonDuties).
+    var webhookDispatchers: (@Sendable () -> WebhookDispatcher)?
     var webhookOutbox: (any WebhookOutbox)?
     /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
     let shutdownRequested = Latch()
@@ -158,7 +160,8 @@ final class Daemon {
             return 1
         }
         webhookOutbox = store
-        webhookDispatcher = makeWebhookDispatcher(store: store)
+        webhookDispatchers = makeWebhookDispatchers(store: store)
+        webhookDispatcher = webhookDispatchers?()
         var router = RPCRouter()
         health.register(into: &router)
         let appleClient = URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
@@ -291,11 +294,13 @@ final class Daemon {
     private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
                        until shutdownRequested: Latch) async {
         let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
-        let reconciliation = startReconciliation()
-        let webhooks = webhookDispatcher
+        // Reconciliation, webhook delivery and the store's timed work run where the lease is.
+        let singleton = makeSingletonDuties(store: store)
+        let lease = makeSingletonLease(feeding: singleton)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
-            if let webhooks { group.addTask { await webhooks.run() } }
+            group.addTask { await singleton.run() }
+            if let lease { group.addTask { await lease.run() } } else { singleton.leaseChanged(.acquired) }
             group.addTask { await server.run() }
             if let admin { group.addTask { await admin.run() } }
             group.addTask { await fanOut.run() }
@@ -304,12 +309,12 @@ final class Daemon {
             health.beginShutdown()
             // Streams never finish by themselves: end them (UNAVAILABLE, resume by cursor) first.
             fanOut.shutdown()
-            reconciliation?.cancel()
-            await reconciliation?.value
             await server.shutdown(gracePeriod: gracePeriod)
             await admin?.shutdown(gracePeriod: .seconds(1))
-            // Before the store closes: the outcomes of finished deliveries are recorded.
-            await webhooks?.stop()
+            // Before the store closes: the outcomes of finished deliveries are recorded. Before
+            // the lease is released: another replica may take over at once.
+            await singleton.stop()
+            await lease?.stop()
             await store.close()
             await group.waitForAll()
         }

@@ -1,0 +1,79 @@
+import EntitlementStorage
+import PostgreSQL
+import ServiceRuntime
+import Synchronization
+import Webhooks
+
+/// Issue 13's singleton work: on PostgreSQL every replica runs a ``SingletonLease`` and only
+/// the holder reconciles, delivers webhooks and runs the store's timed duties (due changes,
+/// retention, baseline); on SQLite the one process holds it from startup.
+extension Daemon {
+    /// The duties this daemon has, gated together; the gauge reads whether they run here.
+    func makeSingletonDuties(store: EntitlementStore) -> SingletonDuties {
+        var duties: [SingletonDuties.Duty] = []
+        if let reconciler, let interval = reconcileInterval {
+            logger.info("reconciling Apple's notification history periodically while holding the singleton lease",
+                        [("interval", "\(interval)")])
+            let task = Mutex<Task<Void, Never>?>(nil)
+            duties.append(.init(
+                name: "reconciliation",
+                start: {
+                    let started = Task { await reconciler.runPeriodically(every: interval) }
+                    task.withLock { $0 = started }
+                },
+                stop: {
+                    let running = task.withLock { task -> Task<Void, Never>? in defer { task = nil }; return task }
+                    running?.cancel()
+                    await running?.value
+                }))
+        } else {
+            _ = startReconciliation()  // starts nothing here: it logs why reconciliation is off
+        }
+        if let first = webhookDispatcher, let build = webhookDispatchers {
+            // The first term runs the dispatcher the admin operations know (replay only
+            // enqueues, so it works on any replica), later terms fresh ones.
+            let unused = Mutex<WebhookDispatcher?>(first)
+            let running = Mutex<(WebhookDispatcher, Task<Void, Never>)?>(nil)
+            duties.append(.init(
+                name: "webhooks",
+                start: {
+                    let dispatcher = unused.withLock { unused in
+                        defer { unused = nil }
+                        return unused
+                    } ?? build()
+                    let task = Task { await dispatcher.run() }
+                    running.withLock { $0 = (dispatcher, task) }
+                },
+                stop: {
+                    guard let (dispatcher, task) = running.withLock({ running in
+                        defer { running = nil }
+                        return running
+                    }) else { return }
+                    await dispatcher.stop()
+                    await task.value
+                }))
+        }
+        let singleton = SingletonDuties(duties: duties, logger: logger)
+        metrics.registerGauge(
+            "entitlementd_singleton_lease_held",
+            help: "1 while this replica holds the singleton lease and runs reconciliation, webhook delivery "
+                + "and the store's timed duties (always 1 on SQLite)"
+        ) { singleton.isActive ? 1 : 0 }
+        return singleton
+    }
+
+    /// The lease for a PostgreSQL `--database`, reporting to `duties`; nil for a SQLite file,
+    /// whose one process holds the duties from startup.
+    ///
+    /// Its connection is named `entitlementd-lease` in `pg_stat_activity` (unless the URL names
+    /// one), which is how an operator finds the holder: the backend holding the advisory lock.
+    func makeSingletonLease(feeding duties: SingletonDuties) -> SingletonLease? {
+        let database = flags.string("database")!
+        guard ConnectionURL.isPostgreSQL(database) else { return nil }
+        guard let url = try? ConnectionURL(database) else {
+            preconditionFailure("the store opened --database, so libpq can read it")
+        }
+        let named = url["application_name"] == nil ? url.setting("application_name", to: "entitlementd-lease") : url
+        return SingletonLease(configuration: .init(url: named), onChange: duties.leaseChanged)
+    }
+}
