@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "SQLDatabase"),
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLDatabase"]),
         // libpq: sessions, statements, LISTEN/NOTIFY, advisory locks and the singleton lease.
-        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "ServiceRuntime"]),
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "SQLDatabase", "ServiceRuntime"]),
 
         // The domain and the service.
         .target(name: "Entitlements"),

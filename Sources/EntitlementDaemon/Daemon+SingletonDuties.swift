@@ -53,6 +53,10 @@ extension Daemon {
                     await task.value
                 }))
         }
+        duties.append(.init(
+            name: "store",
+            start: { store.setSingletonDuties(active: true) },
+            stop: { store.setSingletonDuties(active: false) }))
         let singleton = SingletonDuties(duties: duties, logger: logger)
         metrics.registerGauge(
             "entitlementd_singleton_lease_held",

@@ -1,5 +1,6 @@
 internal import CPostgreSQL
 import Glibc
+import SQLDatabase
 
 /// One PostgreSQL session over libpq, with prepared statements cached by SQL text.
 ///
@@ -12,7 +13,7 @@ import Glibc
 /// same settings. Server-side state does not survive that: prepared statements are prepared
 /// again, the open transaction and session advisory locks are gone (the caller learned that
 /// from the error), and channels given to ``listen(_:)`` are listened to again.
-public final class Connection {
+public final class Connection: SQLConnection {
     public let url: ConnectionURL
     var handle: OpaquePointer
     private var statements: [String: Statement] = [:]

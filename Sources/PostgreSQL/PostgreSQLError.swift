@@ -1,10 +1,12 @@
+import SQLDatabase
+
 /// A failed PostgreSQL call: the SQLSTATE, the server's (or libpq's) message, the SQL, and
 /// what kind of failure it is, so the layer above can decide between "the write itself is
 /// wrong" and "the database is unavailable, retry later".
 ///
 /// The description never contains a password: connection errors name the server through
 /// ``ConnectionURL/redacted``. Never shown to API clients (SQL and hosts are internal).
-public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
+public struct PostgreSQLError: SQLFailure, CustomStringConvertible, Sendable {
     /// What the caller can do about it.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         private enum Value: Hashable, Sendable {

@@ -1,4 +1,5 @@
 internal import CPostgreSQL
+import SQLDatabase
 
 /// One statement of a ``Connection``: bind parameters, step through rows, read columns.
 ///
@@ -8,7 +9,7 @@ internal import CPostgreSQL
 /// walk those rows. Parameters travel as text (blobs as binary `bytea`) and are declared by the
 /// first run's bindings (`int8`, `text`, `bytea`; NULL and Bool leave the type to the server);
 /// results come back in binary and are decoded by column type (see `Statement+Columns.swift`).
-public final class Statement {
+public final class Statement: SQLStatement {
     public let sql: String
     let rewritten: Placeholders.Rewritten
     unowned let connection: Connection

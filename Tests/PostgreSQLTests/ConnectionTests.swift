@@ -1,3 +1,4 @@
+import SQLDatabase
 import Testing
 @testable import PostgreSQL
 
@@ -74,6 +75,38 @@ struct ConnectionTests {
                 #expect(!connection.isInTransaction)
             }
             #expect(try connection.scalarString("SELECT string_agg(k::text, ',' ORDER BY k) FROM s") == "1,2,11,12")
+        }
+    }
+
+    /// What the store does, through the engine-neutral protocols only.
+    @Test func worksThroughSQLDatabaseProtocols() async throws {
+        func record<DB: SQLConnection>(_ keys: [Int64], on db: DB) throws -> [Bool] {
+            try db.transaction(beginning: ["BEGIN", "SELECT pg_advisory_xact_lock(1)"]) {
+                try keys.map { key in
+                    do {
+                        try db.savepoint("w") {
+                            let insert = try db.prepare("INSERT INTO p (k) VALUES (?)")
+                            insert.bind(key, at: 1)
+                            try insert.execute()
+                        }
+                        return true
+                    } catch let failure as SQLFailure where failure.isConstraintViolation {
+                        return false
+                    }
+                }
+            }
+        }
+        try await withDatabase { database in
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE p (k BIGINT PRIMARY KEY)")
+            #expect(try record([1, 2, 1, 3], on: connection) == [true, true, false, true])
+            #expect(!connection.isInTransaction)
+            #expect(try connection.scalarInt64("SELECT count(*) FROM p") == 3)
+            let failure: (any Error)? = #expect(throws: (any Error).self) {
+                try connection.transaction(beginning: ["BEGIN"]) { try connection.execute("SELECT nope") }
+            }
+            #expect((failure as? SQLFailure)?.isTransient == false)
+            #expect(!connection.isInTransaction)
         }
     }
 
