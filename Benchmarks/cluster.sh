@@ -2,7 +2,11 @@
 # SQLite on one replica vs PostgreSQL on one replica vs three PostgreSQL replicas behind haproxy
 # (the shipped Deploy/haproxy.cfg), in one run on this machine:
 #   check     CheckEntitlement for one user (a facts-cache hit after the first call):
-#             h2load through the shared load.sh, CONNSxSTREAMS (default 4x32)
+#             Benchmarks/entitlementd-load (one thread like h2load -t 1; it checks every
+#             grpc-status), CONNSxSTREAMS (default 4x32). Not h2load: in duration mode it counts
+#             a call whose response headers came before the measured period but whose end came
+#             inside it as succeeded without a status, which load.sh reports as a failure
+#             through haproxy (it forwards headers before the body)
 #   submit    SubmitReceipt, every call a new receipt for a new user (7 new transactions each,
 #             apple-fake --distinct at zero latency): Benchmarks/submit_receipt_client.py
 #   notify    V1 notifications over HTTP/1.1 (wrk -c 64, Benchmarks/notifications.lua): each a
@@ -29,7 +33,7 @@ SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 [ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
 export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
 # shellcheck source=/dev/null
-. "$SHARED_BENCH/lib.sh"   # log, die, stop_pid, run_load, prewarm, ensure_venv
+. "$SHARED_BENCH/lib.sh"   # log, die, stop_pid, wait_quiet, wait_port, free_port, ensure_venv
 "$VENV_PY" -c 'import cryptography' 2>/dev/null \
     || "$VENV_PY" -m pip install -q --disable-pip-version-check cryptography >&2 || die "pip install cryptography failed"
 # shellcheck source=Benchmarks/bench-common.sh
@@ -42,16 +46,14 @@ export WARMUP=${WARMUP:-2}
 CHECK=${CHECK:-4x32}
 TRIALS=${TRIALS:-200}
 read -ra TARGETS <<<"${TARGETS:-sqlite1 pg1 pg3}"
-# Everything shares the cores here: load.sh's "other load" is the cluster itself, not a disturbance.
-export PIN=0 RETRY_DISTURBED=0 QUIET_WAIT=${QUIET_WAIT:-30}
+export QUIET_WAIT=${QUIET_WAIT:-30}
 SAMPLE="$ROOT/../shared/samples/verifyreceipt-sandbox-numbers-oldest-first.json"
 NOTIFY_SECRET=SHARED-SECRET   # the V1 sample's password
 DATA="$ROOT/.build-release/bench-data"
 
-need_h2load
 command -v wrk >/dev/null || { log "installing wrk"; apt_install wrk; }
 install_missing haproxy
-build_products entitlementd apple-fake
+build_products entitlementd apple-fake entitlementd-load
 ensure_venv
 "$VENV_PY" -c 'import sys; sys.path.insert(0, "Benchmarks"); import bench_protos; bench_protos.load(__import__("pathlib").Path(sys.argv[1]))' \
     "$DATA/cluster/stubs" || die "protoc failed"
@@ -78,22 +80,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# check_user.py ADDR STUBS OUT: SubmitReceipt for user bench-check, then writes a framed
-# CheckEntitlement request for it (at a fixed instant) to OUT and prints the answer's frame size.
+# check_user.py ADDR STUBS: SubmitReceipt for user bench-check-0 (entitlementd-load's user 0
+# with --user-prefix bench-check-), so the checks find a user with the sample's chain.
 cat >"$work/check_user.py" <<'PY'
-import base64, os, struct, sys, time
-sys.path.insert(0, "Benchmarks")
+import base64, os, sys
+sys.path.insert(0, os.path.join(os.environ["ROOT"], "Benchmarks"))
 import bench_protos, grpc
 from pathlib import Path
 pb = bench_protos.load(Path(sys.argv[2]))
 stub = pb.ent_grpc.EntitlementServiceStub(grpc.insecure_channel(sys.argv[1]))
-stub.SubmitReceipt(pb.ent.SubmitReceiptRequest(user_id="bench-check",
+stub.SubmitReceipt(pb.ent.SubmitReceiptRequest(user_id="bench-check-0",
                    receipt_data=base64.b64encode(b"check-user-receipt" + os.urandom(600)).decode()), timeout=30)
-request = pb.ent.CheckEntitlementRequest(user_id="bench-check", at_ms=int(time.time() * 1000))
-answer = stub.CheckEntitlement(request, timeout=10)
-body = request.SerializeToString()
-Path(sys.argv[3]).write_bytes(b"\x00" + struct.pack(">I", len(body)) + body)
-print(len(answer.SerializeToString()) + 5)
+answer = stub.CheckEntitlement(pb.ent.CheckEntitlementRequest(user_id="bench-check-0"), timeout=10)
+assert answer.entitlements, "the check user has no entitlements"
 PY
 
 # shellcheck disable=SC2046
@@ -166,23 +165,23 @@ for target in "${TARGETS[@]}"; do
     start_target "$target"
     log "$target: load on $addr, replicas ${replica_addrs[*]}"
 
-    # check: one user with the sample's chain, asked at a fixed instant.
-    frame_bytes=$("$VENV_PY" "$work/check_user.py" "$addr" "$DATA/cluster/stubs" "$work/check.bin") \
-        || die "seeding the check user failed"
+    # check: one user with the sample's chain.
+    ROOT="$ROOT" "$VENV_PY" "$work/check_user.py" "$addr" "$DATA/cluster/stubs" || die "seeding the check user failed"
     c=${CHECK%x*}; m=${CHECK#*x}
-    load_env="SKIP_CHECK=1 BODY=$work/check.bin EXPECT_DATA_BYTES=$frame_bytes"
-    prewarm "$load_env" "$addr" "$c" "$m"
+    wait_quiet
     before=$(cpu_snapshot)
-    run_load "$load_env" "$addr" "$c" "$m" "${DURATION}s" "$work/out" "$work/err" \
-        || { cat "$work/err" "$work/out" >&2; die "check load on $target failed"; }
+    "$BIN_DIR/entitlementd-load" --target "$addr" --connections "$c" --streams "$m" --duration "$DURATION" \
+        --warmup "$WARMUP" --users 1 --user-prefix bench-check- --product "" >"$work/load.out" 2>&1 \
+        || { cat "$work/load.out" >&2; die "check load on $target failed"; }
     after=$(cpu_snapshot)
-    result=$(grep '^RESULT' "$work/out") || die "no RESULT for check on $target"
+    result=$(grep '^RESULT' "$work/load.out") || die "no RESULT for check on $target"
     f() { grep -o " $1=[^ ]*" <<<" $result" | cut -d= -f2; }
     # shellcheck disable=SC2046
     row "$target" check "$(f rps)" "$(ms "$(f p50_us)")" "$(ms "$(f p99_us)")" \
         $(cpu_columns "$before" "$after" "$((DURATION + WARMUP))")
 
     # submit: distinct receipts.
+    wait_quiet
     before=$(cpu_snapshot)
     "$VENV_PY" "$ROOT/Benchmarks/submit_receipt_client.py" "$addr" "$DATA/cluster/stubs" \
         --channels 4 --concurrency 128 --duration "$DURATION" --warmup "$WARMUP" >"$work/client.out" 2>&1 \
@@ -195,6 +194,7 @@ for target in "${TARGETS[@]}"; do
         $(cpu_columns "$before" "$after" "$((DURATION + WARMUP))")
 
     # notify: V1 notifications, each a durable write.
+    wait_quiet
     before=$(cpu_snapshot)
     BODIES="$DATA/notifications/v1.jsonl" FIRST=1 wrk -t 1 -c 64 -d "$((WARMUP + DURATION))s" --timeout 30s \
         -s "$ROOT/Benchmarks/notifications.lua" "http://$addr/apple/notifications" >"$work/wrk.out" 2>"$work/wrk.err" \
@@ -219,7 +219,7 @@ done
 echo "cluster: sqlite1 = one replica on SQLite; pg1 = one replica on PostgreSQL; pg3 = three PostgreSQL replicas" \
      "behind haproxy (Deploy/haproxy.cfg). Unpinned, ${DURATION}s after ${WARMUP}s warm-up per run;" \
      "$(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
-echo "check = CheckEntitlement h2load $CHECK (one cached user); submit = SubmitReceipt, new receipt + user per call," \
+echo "check = CheckEntitlement, entitlementd-load $CHECK (one cached user); submit = SubmitReceipt, new receipt + user per call," \
      "grpc.aio 4 channels, 128 in flight; notify = V1 notifications, wrk -c 64, HTTP/1.1"
 printf '%-8s %-7s %9s %9s %9s %9s %8s %9s\n' target run "req/s" "p50 ms" "p99 ms" replicas haproxy postgres
 printf '%s\n' "${rows[@]}"
