@@ -1,5 +1,3 @@
-import Foundation
-
 /// One JSON object from Apple with tolerant, path-aware field readers.
 ///
 /// Every reader treats a missing key, `null` and an empty string alike as "absent" (Apple has
@@ -7,23 +5,24 @@ import Foundation
 /// fields), and reports a value it cannot read with the dotted path of the field, so an error
 /// names exactly what to look at in a captured body.
 struct AppleJSONObject {
-    let fields: [String: Any]
+    let fields: AppleJSONFields
     /// Where this object sits in the document ("" for the top level).
     let path: String
 
     /// Parses a whole document, which must be one JSON object.
     ///
-    /// `JSONSerialization` throws (never traps) on invalid UTF-8, bad syntax and nesting deeper
-    /// than 512, so arbitrary network bytes are safe here.
-    static func parse(_ bytes: [UInt8]) throws(AppStoreFormatError) -> AppleJSONObject {
-        let value: Any
-        do {
-            value = try JSONSerialization.jsonObject(with: Data(bytes))
-        } catch {
+    /// ``AppleJSONParser`` reads what Apple sends; whatever it declines goes to
+    /// `JSONSerialization`, which decides acceptance and reads the unusual numbers (see
+    /// ``AppleJSONDecoding``).
+    static func parse(
+        _ bytes: [UInt8], decoding: AppleJSONDecoding = .purposeBuilt
+    ) throws(AppStoreFormatError) -> AppleJSONObject {
+        let decoded = decoding == .purposeBuilt ? AppleJSONParser.decode(bytes) : nil
+        guard let value = decoded ?? AppleJSONValue.foundationDecoded(bytes) else {
             throw AppStoreFormatError(
                 code: .invalidJSON, field: "", message: "the body is not valid JSON")
         }
-        guard let fields = value as? [String: Any] else {
+        guard case .object(let fields) = value else {
             throw AppStoreFormatError(
                 code: .invalidJSON, field: "", message: "the body is not a JSON object")
         }
@@ -37,10 +36,17 @@ struct AppleJSONObject {
     func has(_ key: String) -> Bool { value(key) != nil }
 
     /// The raw value, or `nil` when absent, `null` or an empty string.
-    func value(_ key: String) -> Any? {
-        guard let value = fields[key], !(value is NSNull) else { return nil }
-        if let string = value as? String, string.isEmpty { return nil }
-        return value
+    func value(_ key: String) -> AppleJSONValue? {
+        switch fields[key] {
+        case nil, .null?, .string("")?: return nil
+        case let value?: return value
+        }
+    }
+
+    /// A string exactly as sent, even empty; `nil` when absent or not a string.
+    func rawString(_ key: String) -> String? {
+        guard case .string(let string)? = fields[key] else { return nil }
+        return string
     }
 
     // MARK: Optional readers
@@ -66,7 +72,7 @@ struct AppleJSONObject {
 
     func object(_ key: String) throws(AppStoreFormatError) -> AppleJSONObject? {
         guard let value = value(key) else { return nil }
-        guard let fields = value as? [String: Any] else { throw invalid(key, expected: "an object") }
+        guard case .object(let fields) = value else { throw invalid(key, expected: "an object") }
         return AppleJSONObject(fields: fields, path: fieldPath(key))
     }
 
@@ -74,14 +80,14 @@ struct AppleJSONObject {
     /// `latest_receipt_info`), and an absent field as an empty array.
     func objects(_ key: String) throws(AppStoreFormatError) -> [AppleJSONObject] {
         guard let value = value(key) else { return [] }
-        if let fields = value as? [String: Any] {
+        if case .object(let fields) = value {
             return [AppleJSONObject(fields: fields, path: fieldPath(key))]
         }
-        guard let array = value as? [Any] else { throw invalid(key, expected: "an array of objects") }
+        guard case .array(let array) = value else { throw invalid(key, expected: "an array of objects") }
         var objects: [AppleJSONObject] = []
         objects.reserveCapacity(array.count)
         for (index, element) in array.enumerated() {
-            guard let fields = element as? [String: Any] else {
+            guard case .object(let fields) = element else {
                 throw AppStoreFormatError(
                     code: .invalidValue, field: "\(fieldPath(key))[\(index)]",
                     message: "expected an object")
@@ -116,11 +122,11 @@ struct AppleJSONObject {
     func invalid(_ key: String, expected: String) -> AppStoreFormatError {
         AppStoreFormatError(
             code: .invalidValue, field: fieldPath(key),
-            message: "expected \(expected), found \(Self.describe(fields[key] as Any))")
+            message: "expected \(expected), found \(Self.describe(fields[key] ?? .null))")
     }
 
     private func read<T>(
-        _ key: String, as expected: String, _ convert: (Any) -> T?
+        _ key: String, as expected: String, _ convert: (AppleJSONValue) -> T?
     ) throws(AppStoreFormatError) -> T? {
         guard let value = value(key) else { return nil }
         guard let converted = convert(value) else { throw invalid(key, expected: expected) }
@@ -132,16 +138,25 @@ struct AppleJSONObject {
     /// These messages are logged and sent back to the webhook's caller; a string in the wrong
     /// place may be a receipt or a secret (a `unified_receipt` sent as its base64), so only its
     /// length is shown.
-    private static func describe(_ value: Any) -> String {
+    private static func describe(_ value: AppleJSONValue) -> String {
         switch value {
-        case let string as String:
-            return "a string of \(string.count) characters"
-        case let number as NSNumber:
-            return LenientValue.isBoolean(number)
-                ? "the boolean \(number.boolValue)" : "the number \(number.stringValue)"
-        case is [Any]: return "an array"
-        case is [String: Any]: return "an object"
-        default: return "an unexpected value"
+        case .string(let string): return "a string of \(string.count) characters"
+        case .bool(let bool): return "the boolean \(bool)"
+        case .number(let number): return "the number \(number.text)"
+        case .array: return "an array"
+        case .object: return "an object"
+        case .null: return "an unexpected value"
         }
     }
+}
+
+/// Which decoder reads Apple's JSON.
+///
+/// `.foundation` is the `JSONSerialization` reading every document got before the purpose-built
+/// decoder; it stays as the reference the differential tests compare against.
+public enum AppleJSONDecoding: Sendable, Hashable {
+    /// ``AppleJSONParser``, falling back to `JSONSerialization` for whatever it declines.
+    case purposeBuilt
+    /// `JSONSerialization` alone.
+    case foundation
 }

@@ -15,7 +15,7 @@ public enum NotificationBody: Sendable, Hashable {
         let root = try AppleJSONObject.parse(body)
         // Read raw, not through the tolerant readers (which take "" for absent): an empty
         // signedPayload is still a V2 envelope, refused when it does not verify.
-        if let signedPayload = root.fields["signedPayload"] as? String {
+        if let signedPayload = root.rawString("signedPayload") {
             return .v2(signedPayload: signedPayload)
         }
         return .v1(try NotificationV1.decode(root, receivedAtMs: receivedAtMs))

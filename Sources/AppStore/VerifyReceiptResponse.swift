@@ -45,10 +45,13 @@ public struct VerifyReceiptResponse: Sendable, Hashable {
     /// Transactions take `environment`, else `receipt.receipt_type`, else production (old
     /// production answers named none); the caller, knowing which endpoint answered, may
     /// override it.
+    ///
+    /// `decoding` is for tests that hold the purpose-built decoder to `JSONSerialization`'s
+    /// reading; the service always uses the default.
     public static func parse(
-        _ body: [UInt8], observedAtMs: Int64
+        _ body: [UInt8], observedAtMs: Int64, decoding: AppleJSONDecoding = .purposeBuilt
     ) throws(AppStoreFormatError) -> VerifyReceiptResponse {
-        let root = try AppleJSONObject.parse(body)
+        let root = try AppleJSONObject.parse(body, decoding: decoding)
         let status = try root.requiredInt("status")
         let isRetryable = try? root.bool("is-retryable")
         guard status == 0 || status == 21006 else {
