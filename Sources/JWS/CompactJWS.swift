@@ -7,22 +7,33 @@
 struct CompactJWS {
     /// The ASCII bytes of `header.payload`, the JWS Signing Input.
     let signingInput: ArraySlice<UInt8>
+    /// The header part as sent (base64url text): what ``VerifiedChainCache`` keys known headers by.
+    let headerText: ArraySlice<UInt8>
     let header: [UInt8]
     let payload: [UInt8]
     private let signaturePart: ArraySlice<UInt8>
 
-    init(_ compact: String) throws(JWSError) {
+    /// Splits and decodes `compact`. `knownHeader` may return the decoded bytes of a header text
+    /// seen before, which saves decoding it again; a known text decodes without error, so the
+    /// token is accepted or refused exactly as without it.
+    init(_ compact: String, knownHeader: (ArraySlice<UInt8>) -> [UInt8]? = { _ in nil }) throws(JWSError) {
         let bytes = Array(compact.utf8)
-        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2 else {
+        guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+              let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+              !bytes[(second + 1)...].contains(UInt8(ascii: ".")) else {
+            let parts = bytes.lazy.filter { $0 == UInt8(ascii: ".") }.count + 1
             throw JWSError(
-                .malformed,
-                "compact JWS needs exactly 3 dot-separated parts (header.payload.signature), found \(dots.count + 1)")
+                .malformed, "compact JWS needs exactly 3 dot-separated parts (header.payload.signature), found \(parts)")
         }
-        header = try Self.decode(bytes[..<dots[0]], name: "header")
-        payload = try Self.decode(bytes[(dots[0] + 1)..<dots[1]], name: "payload")
-        signingInput = bytes[..<dots[1]]
-        signaturePart = bytes[(dots[1] + 1)...]
+        headerText = bytes[..<first]
+        if let known = headerText.isEmpty ? nil : knownHeader(headerText) {
+            header = known
+        } else {
+            header = try Self.decode(headerText, name: "header")
+        }
+        payload = try Self.decode(bytes[(first + 1)..<second], name: "payload")
+        signingInput = bytes[..<second]
+        signaturePart = bytes[(second + 1)...]
     }
 
     /// The decoded signature part; throws if it is empty or not base64url.

@@ -23,9 +23,16 @@ public struct JWSVerifier: Sendable {
         cache = chainCacheCapacity > 0 ? VerifiedChainCache(capacity: chainCacheCapacity) : nil
     }
 
+    /// How many verified chains and header texts the cache holds (both 0 without a cache); for
+    /// tests and diagnostics.
+    public var cachedEntries: (chains: Int, headers: Int) {
+        (cache?.count ?? 0, cache?.headerCount ?? 0)
+    }
+
     /// Verifies `compact` as of `unixMs` (Unix time in milliseconds) and returns its payload.
     public func verify(_ compact: String, at unixMs: Int64) throws(JWSError) -> VerifiedJWS {
-        try verify(try CompactJWS(compact), at: unixMs)
+        let (jws, known) = try split(compact)
+        return try verify(jws, known: known, at: unixMs)
     }
 
     /// Decodes `compact` once and verifies it at the instant its own payload names.
@@ -37,13 +44,34 @@ public struct JWSVerifier: Sendable {
     /// Throws ``JWSError`` for the token, or whatever `read` throws for the payload.
     public func verify<Value>(_ compact: String,
                               reading read: ([UInt8]) throws -> (value: Value, atUnixMs: Int64)) throws -> Value {
-        let jws = try CompactJWS(compact)
+        let (jws, known) = try split(compact)
         let (value, time) = try read(jws.payload)
-        _ = try verify(jws, at: time)
+        _ = try verify(jws, known: known, at: time)
         return value
     }
 
-    private func verify(_ jws: CompactJWS, at unixMs: Int64) throws(JWSError) -> VerifiedJWS {
+    /// Splits `compact`, looking its header text up among those already verified.
+    private func split(_ compact: String) throws(JWSError) -> (CompactJWS, VerifiedChainCache.KnownHeader?) {
+        var known: VerifiedChainCache.KnownHeader?
+        let jws = try CompactJWS(compact) { text in
+            known = cache?.header(for: text)
+            return known?.header
+        }
+        return (jws, known)
+    }
+
+    private func verify(
+        _ jws: CompactJWS, known: VerifiedChainCache.KnownHeader?, at unixMs: Int64
+    ) throws(JWSError) -> VerifiedJWS {
+        if let known {
+            // The header's checks and its chain's signatures and OIDs passed for these very
+            // bytes; what depends on the token is left, in the order of the full path below.
+            let signature = try jws.signature()
+            try known.chain.checkValidity(at: unixMs)
+            try ES256.verify(signature: signature, over: jws.signingInput, by: known.chain.leaf)
+            return VerifiedJWS(algorithm: JOSEHeader.requiredAlgorithm, header: known.header, payload: jws.payload,
+                               signingCertificate: known.chain.leaf.der)
+        }
         let header = try JOSEHeader(json: jws.header)
         let signature = try jws.signature()
         let certificates = header.certificates
@@ -54,6 +82,7 @@ public struct JWSVerifier: Sendable {
                 certificate: .root)
         }
         let chain = try verifiedChain(leaf: certificates[0], intermediate: certificates[1], anchor: anchor, at: unixMs)
+        cache?.insert(VerifiedChainCache.KnownHeader(header: jws.header, chain: chain), for: jws.headerText)
         try ES256.verify(signature: signature, over: jws.signingInput, by: chain.leaf)
         return VerifiedJWS(algorithm: header.algorithm, header: jws.header, payload: jws.payload,
                            signingCertificate: chain.leaf.der)

@@ -1,14 +1,22 @@
 import Synchronization
 
-/// Chains that passed full verification, keyed by the exact certificate bytes.
+/// Chains that passed full verification, keyed by the exact certificate bytes, and the JOSE
+/// headers (as sent, base64url) that named them.
 ///
 /// Apple signs every token of a period with one leaf under one intermediate, so nearly every
 /// token repeats a chain already verified; a hit skips parsing and both P-384 chain
-/// signatures, leaving the per-token validity check and the ES256 signature. The key holds
+/// signatures, leaving the per-token validity check and the ES256 signature. The chain key holds
 /// all three certificates' bytes (the root by identity), so a hit is exactly the chain that
 /// was verified before: caching only the (intermediate, root) pair would still pay one P-384
-/// verification per token for the leaf. Only verified chains enter, so an attacker cannot fill
-/// the cache; the bound only guards against Apple rotating through many leaves in one process.
+/// verification per token for the leaf.
+///
+/// Apple's header text is also the same for every token of a leaf, and everything checked about
+/// a header (alg, no crit, three x5c entries, the root byte-equal to a trusted one, the chain)
+/// is a property of its bytes. So a header text seen before skips even the base64 and JSON
+/// decoding of its ~5 KB, which was most of the remaining per-token work besides ES256.
+///
+/// Only headers and chains that passed those checks enter, so an attacker cannot fill the cache;
+/// the bound only guards against Apple rotating through many leaves in one process.
 final class VerifiedChainCache: Sendable {
     struct Key: Hashable {
         let anchor: ObjectIdentifier
@@ -24,22 +32,61 @@ final class VerifiedChainCache: Sendable {
         }
     }
 
+    /// A JOSE header's base64url text, compared in full but hashed by its ends: the leaf (whose
+    /// serial number comes first) makes the start unique, and a collision only costs a compare.
+    struct HeaderText: Hashable {
+        let bytes: ArraySlice<UInt8>
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(bytes.count)
+            bytes.withUnsafeBytes { raw in
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw.prefix(512)))
+                hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: raw.suffix(256)))
+            }
+        }
+
+        static func == (lhs: HeaderText, rhs: HeaderText) -> Bool {
+            lhs.bytes.count == rhs.bytes.count && lhs.bytes.withUnsafeBytes { left in
+                rhs.bytes.withUnsafeBytes { right in left.elementsEqual(right) }
+            }
+        }
+    }
+
+    /// A header that passed every header and chain check: its decoded JSON and its chain.
+    struct KnownHeader: Sendable {
+        let header: [UInt8]
+        let chain: VerifiedChain
+    }
+
     private let capacity: Int
-    private let entries = Mutex<[Key: VerifiedChain]>([:])
+    private let chains = Mutex<[Key: VerifiedChain]>([:])
+    private let headers = Mutex<[HeaderText: KnownHeader]>([:])
 
     init(capacity: Int) { self.capacity = capacity }
 
     func chain(for key: Key) -> VerifiedChain? {
-        entries.withLock { $0[key] }
+        chains.withLock { $0[key] }
     }
 
     func insert(_ chain: VerifiedChain, for key: Key) {
-        entries.withLock { entries in
-            // Eviction is rare (leaf rotation); dropping everything keeps the code obvious.
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = chain
-        }
+        chains.withLock { Self.insert(chain, for: key, into: &$0, capacity: capacity) }
     }
 
-    var count: Int { entries.withLock { $0.count } }
+    func header(for text: ArraySlice<UInt8>) -> KnownHeader? {
+        headers.withLock { $0[HeaderText(bytes: text)] }
+    }
+
+    /// Remembers a header whose checks and chain all passed; the slice keeps its token's bytes.
+    func insert(_ known: KnownHeader, for text: ArraySlice<UInt8>) {
+        headers.withLock { Self.insert(known, for: HeaderText(bytes: text), into: &$0, capacity: capacity) }
+    }
+
+    /// Eviction is rare (leaf rotation); dropping everything keeps the code obvious.
+    private static func insert<K, V>(_ value: V, for key: K, into entries: inout [K: V], capacity: Int) {
+        if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+        entries[key] = value
+    }
+
+    var count: Int { chains.withLock { $0.count } }
+    var headerCount: Int { headers.withLock { $0.count } }
 }
