@@ -46,7 +46,8 @@ public final class NotificationIngestor: Sendable {
             let rejection = NotificationRejection(.tooLarge, "body over \(configuration.maxBodyBytes) bytes")
             return IngestedNotification(version: .unknown, notificationID: "-", disposition: .rejected(rejection))
         }
-        let bodyID = "v1:" + SHA256.hexHash(body)
+        // Hashed only when used (V1, refusals): a V2 body is ~10 KB and carries its own id.
+        let bodyID = { "v1:" + SHA256.hexHash(body) }
         let decoded: (write: NotificationWrite, type: String)
         var version = IngestedNotification.Version.v1
         do {
@@ -59,10 +60,10 @@ public final class NotificationIngestor: Sendable {
                 }
                 decoded = notification
             case .v1(let notification):
-                decoded = try authenticateV1(notification, sourceID: bodyID)
+                decoded = try authenticateV1(notification, sourceID: bodyID())
             }
         } catch {
-            return IngestedNotification(version: version, notificationID: error.notificationID ?? bodyID,
+            return IngestedNotification(version: version, notificationID: error.notificationID ?? bodyID(),
                                         disposition: .rejected(error))
         }
         let write = decoded.write

@@ -23,7 +23,8 @@ struct CompactJWS {
               !bytes[(second + 1)...].contains(UInt8(ascii: ".")) else {
             let parts = bytes.lazy.filter { $0 == UInt8(ascii: ".") }.count + 1
             throw JWSError(
-                .malformed, "compact JWS needs exactly 3 dot-separated parts (header.payload.signature), found \(parts)")
+                .malformed,
+                "compact JWS needs exactly 3 dot-separated parts (header.payload.signature), found \(parts)")
         }
         headerText = bytes[..<first]
         if let known = headerText.isEmpty ? nil : knownHeader(headerText) {

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Chains that passed full verification, keyed by the exact certificate bytes, and the JOSE
@@ -46,8 +47,10 @@ final class VerifiedChainCache: Sendable {
         }
 
         static func == (lhs: HeaderText, rhs: HeaderText) -> Bool {
-            lhs.bytes.count == rhs.bytes.count && lhs.bytes.withUnsafeBytes { left in
-                rhs.bytes.withUnsafeBytes { right in left.elementsEqual(right) }
+            guard lhs.bytes.count == rhs.bytes.count else { return false }
+            guard !lhs.bytes.isEmpty else { return true }
+            return lhs.bytes.withUnsafeBytes { left in
+                rhs.bytes.withUnsafeBytes { right in memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
             }
         }
     }

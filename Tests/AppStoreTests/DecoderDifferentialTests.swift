@@ -35,7 +35,8 @@ final class DecoderDifferentialTests: XCTestCase {
         for target in ["verify-receipt", "notification-v1", "notification-v2", "jws-transaction", "json-decoders"] {
             let directory = Self.fuzzCorpus.appendingPathComponent(target)
             for file in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
-                documents.append(("\(target)/\(file)", Array(try Data(contentsOf: directory.appendingPathComponent(file)))))
+                let bytes = try Data(contentsOf: directory.appendingPathComponent(file))
+                documents.append(("\(target)/\(file)", Array(bytes)))
             }
         }
         return documents
@@ -67,7 +68,9 @@ final class DecoderDifferentialTests: XCTestCase {
     func testEverySeedParsesIdenticallyAsAVerifyReceiptAnswer() throws {
         for (name, bytes) in try seedDocuments() {
             XCTAssertNil(AppleJSONDifferential.difference(bytes), name)
-            let new = Result { () throws(AppStoreFormatError) in try VerifyReceiptResponse.parse(bytes, observedAtMs: 7) }
+            let new = Result { () throws(AppStoreFormatError) in
+                try VerifyReceiptResponse.parse(bytes, observedAtMs: 7)
+            }
             let old = Result { () throws(AppStoreFormatError) in
                 try VerifyReceiptResponse.parse(bytes, observedAtMs: 7, decoding: .foundation)
             }
@@ -120,7 +123,8 @@ final class DecoderDifferentialTests: XCTestCase {
                     default: mutated.insert(alphabet.randomElement(using: &random)!, at: index)
                     }
                 }
-                XCTAssertNil(AppleJSONDifferential.difference(mutated), String(decoding: mutated.prefix(200), as: UTF8.self))
+                XCTAssertNil(AppleJSONDifferential.difference(mutated),
+                             String(decoding: mutated.prefix(200), as: UTF8.self))
                 if AppleJSONDifferential.isReadByPurposeBuiltDecoder(mutated) { accepted += 1 }
             }
         }
