@@ -62,7 +62,8 @@ let package = Package(
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
         .target(
             name: "EntitlementStorage",
-            dependencies: ["EntitlementPorts", "Entitlements", "SQLDatabase", "SQLite", "ServiceRuntime"]),
+            dependencies: ["EntitlementPorts", "Entitlements", "SQLDatabase", "SQLite", "PostgreSQL",
+                           "ServiceRuntime"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         // Webhooks: the change log pushed to HTTP endpoints through the durable outbox (issue 12).
@@ -131,7 +132,8 @@ let package = Package(
                     dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite"]),
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
-                    dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements"]),
+                    dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements",
+                                   "PostgreSQL"]),
         // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory.
         .testTarget(name: "WebhooksTests",
                     dependencies: ["Webhooks", "EntitlementPorts", "EntitlementMemoryStore", "Entitlements",

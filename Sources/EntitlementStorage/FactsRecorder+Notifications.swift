@@ -88,7 +88,7 @@ extension FactsRecorder {
         for table in ["history_events", "pending_events"] {
             let update = try db.prepare("""
                 UPDATE \(table) SET apple_notification_type = ?1, kind = COALESCE(?2, kind)
-                WHERE (?3 IS NULL OR occurred_at_ms = ?3) AND event_id IN (\(ids))
+                WHERE (CAST(?3 AS BIGINT) IS NULL OR occurred_at_ms = ?3) AND event_id IN (\(ids))
                 """)
             update.bind(confirmation.appleNotificationType, at: 1)
             update.bind(confirmation.kind?.rawValue, at: 2)

@@ -1,3 +1,4 @@
+import Dispatch
 import EntitlementPorts
 import ServiceRuntime
 
@@ -14,14 +15,21 @@ final class ReaderPool<DB: StorageEngine>: Sendable {
 
     private let open: @Sendable () throws -> DB
     private let state = Locked(State())
+    /// At most this many readers at once, when the engine's connections are a server's
+    /// resource (PostgreSQL's max_connections); `nil`: one per concurrent reader, as SQLite.
+    private let slots: DispatchSemaphore?
 
-    /// `open` makes a new read connection, configured for reading (the pool grows on demand).
-    init(open: @escaping @Sendable () throws -> DB) {
+    /// `open` makes a new read connection, configured for reading (the pool grows on demand,
+    /// up to `limit` connections when given; a reader beyond it waits for one to come back).
+    init(limit: Int? = nil, open: @escaping @Sendable () throws -> DB) {
         self.open = open
+        slots = limit.map { DispatchSemaphore(value: max(1, $0)) }
     }
 
     /// Runs `body` with a reader of its own; throws ``StoreError/closedStore`` after ``close()``.
     func withReader<T>(_ body: (StoreReader<DB>) throws -> T) throws -> T {
+        slots?.wait()
+        defer { slots?.signal() }
         let borrowed = try state.withLock { state -> StoreReader<DB>? in
             guard !state.isClosed else { throw StoreError.closedStore }
             return state.idle.popLast()

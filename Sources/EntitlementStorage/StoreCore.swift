@@ -116,6 +116,14 @@ final class StoreCore<DB: StorageEngine>: Sendable {
         try readers.withReader { reader in
             do {
                 return try body(reader)
+            } catch let failure as any SQLFailure where DB.isSharedByReplicas && failure.isTransient {
+                // A pooled server connection that dropped (a restart, a failover) reconnects on
+                // its next use: one more try spares the caller an UNAVAILABLE.
+                do {
+                    return try body(reader)
+                } catch {
+                    throw StoreError.storage(error, what)
+                }
             } catch {
                 throw StoreError.storage(error, what)
             }

@@ -111,7 +111,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
     }
 
     /// Commits `batch` (facts writes and notifications, never seeds) as one transaction.
-    private func commit(_ batch: [WriteJob<DB>]) {
+    private func commit(_ batch: [WriteJob<DB>], retryingLostConnection: Bool = DB.isSharedByReplicas) {
         guard !batch.isEmpty else { return }
         // A ROLLBACK that failed after an earlier failure (an I/O error) would make every later
         // BEGIN fail with "cannot start a transaction within a transaction"; try it again here.
@@ -143,7 +143,13 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
             committed = true
         } catch {
             if batch.count > 1 {
-                for job in batch { commit([job]) }
+                for job in batch { commit([job], retryingLostConnection: retryingLostConnection) }
+                return
+            }
+            // A database server restarts and fails over: a write alone that met a dropped
+            // connection gets one more try on the reconnected one before its caller hears of it.
+            if retryingLostConnection, let failure = error as? any SQLFailure, failure.isTransient {
+                commit(batch, retryingLostConnection: false)
                 return
             }
             let failure = StoreError.storage(error, "storing the write")

@@ -35,6 +35,12 @@ extension Backend {
             await store.close()
         case .memory:
             try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: clock.read))
+        case .postgres:
+            var configuration = EntitlementStore.Configuration(
+                transferPolicy: policy, factsCacheCapacity: 128, clock: clock.read)
+            configuration.changeRetentionMs = nil
+            configuration.dueTimer = false
+            try await PostgresTestServer.withStore(configuration: configuration) { try await body($0) }
         }
     }
 }

@@ -33,6 +33,23 @@ extension Backend {
         case .memory:
             let outbox = InMemoryWebhookOutbox()
             try await body(outbox) { outbox }
+        case .postgres:
+            try await PostgresTestServer.withDatabase { url in
+                var store = try PostgresEntitlementStore(url: url, configuration: .init())
+                store.start()
+                do {
+                    try await body(store) {
+                        await store.close()
+                        store = try PostgresEntitlementStore(url: url, configuration: .init())
+                        store.start()
+                        return store
+                    }
+                } catch {
+                    await store.close()
+                    throw error
+                }
+                await store.close()
+            }
         }
     }
 }
