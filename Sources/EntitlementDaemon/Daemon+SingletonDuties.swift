@@ -9,7 +9,7 @@ import Webhooks
 /// retention, baseline); on SQLite the one process holds it from startup.
 extension Daemon {
     /// The duties this daemon has, gated together; the gauge reads whether they run here.
-    func makeSingletonDuties(store: EntitlementStore) -> SingletonDuties {
+    func makeSingletonDuties(store: any StoreBackend) -> SingletonDuties {
         var duties: [SingletonDuties.Duty] = []
         if let reconciler, let interval = reconcileInterval {
             logger.info("reconciling Apple's notification history periodically while holding the singleton lease",

@@ -5,7 +5,7 @@ import ServiceRuntime
 /// WatchEntitlementChanges' wiring: the fan-out over the store's change log, its flags and metric.
 extension Daemon {
     /// Reads the log on its own thread; a failed read is logged (watchers then reconnect).
-    func changeFanOut(_ store: EntitlementStore) -> ChangeFanOut {
+    func changeFanOut(_ store: any StoreBackend) -> ChangeFanOut {
         let logger = self.logger
         return ChangeFanOut(log: store, reportFailure: { error in
             logger.error("change log read failed; live watchers were ended", [("error", "\(error)")])

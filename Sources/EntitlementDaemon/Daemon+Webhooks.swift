@@ -11,7 +11,7 @@ import Webhooks
 extension Daemon {
     /// What builds the dispatcher --webhook-url asks for, or nil. Built in ``run()`` once the
     /// store is open; a dispatcher runs once, so each singleton lease term builds a new one.
-    func makeWebhookDispatchers(store: EntitlementStore) -> (@Sendable () -> WebhookDispatcher)? {
+    func makeWebhookDispatchers(store: any StoreBackend) -> (@Sendable () -> WebhookDispatcher)? {
         guard let configuration = webhookConfiguration else { return nil }
         let metrics = WebhookMetrics(registry: self.metrics, outbox: store)
         let logger = self.logger

@@ -147,18 +147,12 @@ final class Daemon {
     /// Serves until SIGTERM or SIGINT, then drains and returns the exit code.
     func run() async -> Int32 {
         raiseOpenFilesLimit()
-        let store: EntitlementStore
-        do {
-            let serviceMetrics = self.serviceMetrics
-            var configuration = EntitlementStore.Configuration(
-                transferPolicy: transferPolicy,
-                onCommit: { size, seconds in serviceMetrics.storeCommitted(batchSize: size, seconds: seconds) })
-            configureChangeLog(&configuration)
-            store = try EntitlementStore(path: flags.string("database")!, configuration: configuration)
-        } catch {
-            logger.error("cannot open the database", [("path", flags.string("database")!), ("error", "\(error)")])
-            return 1
-        }
+        let serviceMetrics = self.serviceMetrics
+        var configuration = EntitlementStore.Configuration(
+            transferPolicy: transferPolicy,
+            onCommit: { size, seconds in serviceMetrics.storeCommitted(batchSize: size, seconds: seconds) })
+        configureChangeLog(&configuration)
+        guard let store = openStore(configuration) else { return 1 }
         webhookOutbox = store
         webhookDispatchers = makeWebhookDispatchers(store: store)
         webhookDispatcher = webhookDispatchers?()
@@ -291,7 +285,7 @@ final class Daemon {
     /// shuts them down in the reverse order of their start: the service port drains (health
     /// says NOT_SERVING first), then the admin port, then the store, whose close commits what
     /// the drained requests wrote and checkpoints the WAL. Returns once every one has stopped.
-    private func serve(store: EntitlementStore, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
+    private func serve(store: any StoreBackend, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
                        until shutdownRequested: Latch) async {
         let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
         // Reconciliation, webhook delivery and the store's timed work run where the lease is.

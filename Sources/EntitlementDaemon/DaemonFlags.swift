@@ -19,9 +19,6 @@ enum DaemonFlags {
                 help: "serve /metrics and admin operations here, not on --listen (default off); "
                     + "keep it private, e.g. 127.0.0.1:9090"),
             FlagSpec(
-                "database", value: "PATH", default: "./entitlements.sqlite",
-                help: "SQLite database file (created when missing)"),
-            FlagSpec(
                 "catalog", value: "PATH",
                 help: "product catalog JSON (types, entitlement ids, non-renewing durations)"),
             FlagSpec(
@@ -79,7 +76,7 @@ enum DaemonFlags {
             FlagSpec("stream-keepalive", value: "DURATION", default: "20s",
                      help: "PING connections with open streams after this long without traffic (keep it under "
                          + "proxies' read timeouts: nginx's grpc_read_timeout is 60s)"),
-        ] + serverAPISpecs + reconciliationSpecs + webhookSpecs,
+        ] + databaseSpecs + serverAPISpecs + reconciliationSpecs + webhookSpecs,
         refusesEmptyValues: true)
 
     /// The largest request message (--max-message-size), gRPC's limit.

@@ -1,0 +1,26 @@
+import EntitlementStorage
+import ServiceRuntime
+
+/// Opening the store `--database` names: a SQLite file, or PostgreSQL for replicas.
+extension Daemon {
+    /// Opens and migrates the store; logs why it cannot (the URL's password never appears: the
+    /// location is redacted, and the PostgreSQL store's errors are).
+    func openStore(_ configuration: EntitlementStore.Configuration) -> (any StoreBackend)? {
+        let location = StoreLocation(flags.string("database")!)
+        do {
+            let poolSize = try DaemonFlags.databasePoolSize(flags)
+            let logger = self.logger
+            let store = try location.open(configuration: configuration, poolSize: poolSize) { error in
+                logger.warning("PostgreSQL LISTEN connection dropped: cleared the facts cache, reconnecting",
+                               [("error", error)])
+            }
+            if case .postgres = location {
+                logger.info("store: PostgreSQL", [("database", location.redacted), ("pool_size", String(poolSize))])
+            }
+            return store
+        } catch {
+            logger.error("cannot open the database", [("database", location.redacted), ("error", "\(error)")])
+            return nil
+        }
+    }
+}

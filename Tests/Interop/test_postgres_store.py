@@ -1,0 +1,79 @@
+"""--database with a PostgreSQL URL: the PostgreSQL store, shared by several processes (replicas),
+and the password never in a log line or an error. Cases needing a server use
+ENTITLEMENTD_TEST_POSTGRES_URL (Scripts/test starts one) and are skipped without it."""
+import os
+import subprocess
+import time
+import urllib.parse
+import uuid
+
+import pytest
+
+from test_entitlements import check, seed, tx
+
+SERVER_URL = os.environ.get("ENTITLEMENTD_TEST_POSTGRES_URL", "")
+needs_server = pytest.mark.skipif(not SERVER_URL, reason="ENTITLEMENTD_TEST_POSTGRES_URL is not set")
+NOW = int(time.time() * 1000)
+DAY = 86_400_000
+
+
+def fresh_database() -> str:
+    """A new empty database on the test server; its URL (with the server's password)."""
+    name = "interop_" + uuid.uuid4().hex
+    subprocess.run(["psql", SERVER_URL, "-qc", f"CREATE DATABASE {name}"], check=True, capture_output=True)
+    return SERVER_URL.rsplit("/", 1)[0] + "/" + name
+
+
+def password_of(url: str) -> str:
+    return urllib.parse.unquote(urllib.parse.urlsplit(url).password or "")
+
+
+def run_failing(binary, tmp_path, url):
+    return subprocess.run([str(binary), "--listen", "127.0.0.1:0", "--database", url],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+
+
+def test_an_unreachable_database_stops_startup_without_showing_the_password(binary, tmp_path):
+    secret = "pw-" + uuid.uuid4().hex
+    r = run_failing(binary, tmp_path, f"postgresql://entitlementd:{secret}@127.0.0.1:1/nowhere?connect_timeout=3")
+    assert r.returncode == 1, r.stderr
+    assert "cannot open the database" in r.stderr
+    assert "postgresql://entitlementd:***@127.0.0.1:1/nowhere" in r.stderr, r.stderr
+    assert secret not in r.stderr + r.stdout
+
+
+@needs_server
+def test_a_wrong_password_is_refused_without_repeating_it(binary, tmp_path):
+    parts = urllib.parse.urlsplit(SERVER_URL)
+    secret = "wrong-" + uuid.uuid4().hex
+    url = parts._replace(netloc=f"{parts.username}:{secret}@{parts.hostname}:{parts.port}").geturl()
+    r = run_failing(binary, tmp_path, url)
+    assert r.returncode == 1, r.stderr
+    assert "cannot open the database" in r.stderr
+    assert secret not in r.stderr + r.stdout
+
+
+@needs_server
+def test_two_processes_on_one_database_see_each_others_writes(pb, server):
+    url = fresh_database()
+    a = server("--database", url)
+    b = server("--database", url)
+    with a.channel() as on_a, b.channel() as on_b:
+        assert not check(pb, on_b, "alice", product="pro.monthly").active, "read on b first: cached there"
+        seed(pb, on_a, "alice", [tx("1", "1", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+        deadline = time.monotonic() + 5
+        while not check(pb, on_b, "alice", product="pro.monthly").active:
+            assert time.monotonic() < deadline, "b never saw a's write: its cache was not invalidated"
+            time.sleep(0.02)
+    for s in (a, b):
+        assert s.stop() == 0
+        log = s.stderr()
+        assert "store: PostgreSQL" in log and ":***@" in log, log
+        assert password_of(url) not in log
+
+
+def test_help_names_the_postgresql_url_and_the_pool_size(binary, tmp_path):
+    r = subprocess.run([str(binary), "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0
+    assert "postgresql://" in r.stdout + r.stderr
+    assert "--database-pool-size" in r.stdout + r.stderr
