@@ -48,9 +48,14 @@ final class ChangeListener: @unchecked Sendable {
         ServiceThread.detach { self.run() }
     }
 
+    /// Asks the thread to stop (within a wait, 250 ms) without waiting for it.
+    func requestStop() {
+        stopped.store(true, ordering: .releasing)
+    }
+
     /// Asks the thread to stop and waits until it has closed its connection.
     func stop() async {
-        stopped.store(true, ordering: .releasing)
+        requestStop()
         await withCheckedContinuation { continuation in
             let done = finished.withLock { state in
                 if !state.done { state.waiters.append(continuation) }

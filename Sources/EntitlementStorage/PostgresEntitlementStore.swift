@@ -26,7 +26,6 @@ public final class PostgresEntitlementStore: EntitlementRepository {
     public let redactedURL: String
     let core: StoreCore<PostgreSQL.Connection>
     private let listener: ChangeListener
-
     /// Connects to `url` (`postgres://` or `postgresql://`, libpq conninfo semantics), migrates
     /// it under an advisory lock, and starts listening; the writer starts with ``start()``.
     ///
@@ -69,6 +68,11 @@ public final class PostgresEntitlementStore: EntitlementRepository {
         } catch {
             throw StoreError.storage(error, what)
         }
+    }
+
+    deinit {
+        // Without close(): the writer drains by itself (StoreCore), the listener is told to end.
+        listener.requestStop()
     }
 
     /// Starts the writer and listener threads; later calls do nothing.
