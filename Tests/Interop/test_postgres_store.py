@@ -17,11 +17,14 @@ NOW = int(time.time() * 1000)
 DAY = 86_400_000
 
 
-def fresh_database() -> str:
-    """A new empty database on the test server; its URL (with the server's password)."""
+@pytest.fixture
+def fresh_database():
+    """A new empty database on the test server, dropped after the test; its URL."""
     name = "interop_" + uuid.uuid4().hex
     subprocess.run(["psql", SERVER_URL, "-qc", f"CREATE DATABASE {name}"], check=True, capture_output=True)
-    return SERVER_URL.rsplit("/", 1)[0] + "/" + name
+    yield SERVER_URL.rsplit("/", 1)[0] + "/" + name
+    subprocess.run(["psql", SERVER_URL, "-qc", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"],
+                   capture_output=True)
 
 
 def password_of(url: str) -> str:
@@ -54,8 +57,8 @@ def test_a_wrong_password_is_refused_without_repeating_it(binary, tmp_path):
 
 
 @needs_server
-def test_two_processes_on_one_database_see_each_others_writes(pb, server):
-    url = fresh_database()
+def test_two_processes_on_one_database_see_each_others_writes(pb, fresh_database, server):
+    url = fresh_database
     a = server("--database", url)
     b = server("--database", url)
     with a.channel() as on_a, b.channel() as on_b:
