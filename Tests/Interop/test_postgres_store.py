@@ -57,6 +57,7 @@ def test_a_wrong_password_is_refused_without_repeating_it(binary, tmp_path):
 
 
 @needs_server
+@pytest.mark.single_process("starts its own two processes on one database it creates")
 def test_two_processes_on_one_database_see_each_others_writes(pb, fresh_database, server):
     url = fresh_database
     a = server("--database", url)
