@@ -35,12 +35,16 @@ extension Backend {
             try await body(outbox) { outbox }
         case .postgres:
             try await PostgresTestServer.withDatabase { url in
-                var store = try PostgresEntitlementStore(url: url, configuration: .init())
+                var store = try await PostgresTestServer.offPool {
+                    try PostgresEntitlementStore(url: url, configuration: .init())
+                }
                 store.start()
                 do {
                     try await body(store) {
                         await store.close()
-                        store = try PostgresEntitlementStore(url: url, configuration: .init())
+                        store = try await PostgresTestServer.offPool {
+                            try PostgresEntitlementStore(url: url, configuration: .init())
+                        }
                         store.start()
                         return store
                     }

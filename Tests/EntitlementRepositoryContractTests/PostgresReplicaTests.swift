@@ -17,8 +17,8 @@ struct PostgresReplicaTests {
     ) async throws {
         try await PostgresTestServer.withDatabase { url in
             let configuration = EntitlementStore.Configuration(transferPolicy: policy)
-            let a = try PostgresEntitlementStore(url: url, poolSize: 2, configuration: configuration)
-            let b = try PostgresEntitlementStore(url: url, poolSize: 2, configuration: configuration)
+            let a = try await PostgresTestServer.open(url, poolSize: 2, configuration: configuration)
+            let b = try await PostgresTestServer.open(url, poolSize: 2, configuration: configuration)
             a.start()
             b.start()
             do {
@@ -141,28 +141,30 @@ struct PostgresMigrationTests {
         try await PostgresTestServer.withDatabase { url in
             let stores = try await withThrowingTaskGroup(of: PostgresEntitlementStore.self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try PostgresEntitlementStore(url: url, poolSize: 1, configuration: .init()) }
+                    group.addTask { try await PostgresTestServer.open(url, poolSize: 1) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(stores.count == 4)
             for store in stores { await store.close() }
-            let admin = try PostgreSQL.Connection(url: url)
-            defer { admin.close() }
-            #expect(try admin.scalarInt64("SELECT count(*) FROM schema_migrations") == 5)
-            #expect(try admin.scalarInt64("SELECT count(*) FROM change_log_identity") == 1)
+            let counts = try await PostgresTestServer.offPool {
+                let admin = try PostgreSQL.Connection(url: url)
+                defer { admin.close() }
+                return [try admin.scalarInt64("SELECT count(*) FROM schema_migrations"),
+                        try admin.scalarInt64("SELECT count(*) FROM change_log_identity")]
+            }
+            #expect(counts == [5, 1])
         }
     }
 
     @Test func aNewerSchemaStopsStartup() async throws {
         try await PostgresTestServer.withDatabase { url in
-            let first = try PostgresEntitlementStore(url: url, configuration: .init())
+            let first = try await PostgresTestServer.open(url)
             await first.close()
-            let admin = try PostgreSQL.Connection(url: url)
-            defer { admin.close() }
-            try admin.execute("INSERT INTO schema_migrations VALUES (99, 'from_the_future', 0)")
+            try await PostgresTestServer.execute("INSERT INTO schema_migrations VALUES (99, 'from_the_future', 0)",
+                                                 on: url)
             await expectStoreError(.schemaTooNew) {
-                _ = try PostgresEntitlementStore(url: url, configuration: .init())
+                _ = try await PostgresTestServer.open(url)
             }
         }
     }
@@ -171,7 +173,7 @@ struct PostgresMigrationTests {
         let password = "s3cret-\(UInt32.random(in: 0...UInt32.max))"
         let url = "postgresql://entitlementd:\(password)@127.0.0.1:1/postgres?connect_timeout=2"
         let error = await expectStoreError(.storageFailure) {
-            _ = try PostgresEntitlementStore(url: url, configuration: .init())
+            _ = try await PostgresTestServer.open(url)
         }
         let text = "\(String(describing: error)) \(error.map { String(reflecting: $0) } ?? "")"
         #expect(!text.contains(password), "\(text)")
@@ -183,8 +185,9 @@ struct PostgresMigrationTests {
         var components = try #require(URLComponents(string: server))
         let password = "wrong-\(UInt32.random(in: 0...UInt32.max))"
         components.password = password
+        let wrongURL = components.string!
         let error = await expectStoreError(.storageFailure) {
-            _ = try PostgresEntitlementStore(url: components.string!, configuration: .init())
+            _ = try await PostgresTestServer.open(wrongURL)
         }
         let text = "\(String(describing: error)) \(error.map { String(reflecting: $0) } ?? "")"
         #expect(!text.contains(password), "\(text)")
@@ -199,20 +202,17 @@ struct PostgresReconnectTests {
     @Test func terminatedSessionsReconnectAndInvalidationResumes() async throws {
         try await PostgresTestServer.withDatabase { url in
             let drops = CommittedSequences()
-            let a = try PostgresEntitlementStore(url: url, poolSize: 2, configuration: .init(),
-                                                 onListenerDrop: { _ in drops.record(1) })
-            let b = try PostgresEntitlementStore(url: url, poolSize: 2, configuration: .init())
+            let a = try await PostgresTestServer.open(url, poolSize: 2, onListenerDrop: { _ in drops.record(1) })
+            let b = try await PostgresTestServer.open(url, poolSize: 2)
             a.start()
             b.start()
             _ = try await b.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1")]))
             #expect(transactionIDs(try a.facts(userID: "alice")) == ["1"])
 
-            let admin = try PostgreSQL.Connection(url: url)
-            try admin.execute("""
+            try await PostgresTestServer.execute("""
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid()
-                """)
-            admin.close()
+                """, on: url)
 
             // Every session of both replicas is gone: writer, readers, listeners.
             _ = try await b.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1"),

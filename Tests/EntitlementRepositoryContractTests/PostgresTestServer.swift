@@ -16,11 +16,42 @@ enum PostgresTestServer {
     static func withDatabase(_ body: (String) async throws -> Void) async throws {
         guard let url else { throw PostgresTestSkipped() }
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = try PostgreSQL.Connection(url: url)
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)")
-        defer { try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        try await body(databaseURL(url, name: name))
+        try await execute("CREATE DATABASE \(name)", on: url)
+        do {
+            try await body(databaseURL(url, name: name))
+        } catch {
+            try? await execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: url)
+            throw error
+        }
+        try await execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: url)
+    }
+
+    /// Opens a store off the cooperative pool (see ``offPool(_:)``).
+    static func open(_ url: String, poolSize: Int = PostgresEntitlementStore.defaultPoolSize,
+                     configuration: EntitlementStore.Configuration = .init(),
+                     onListenerDrop: (@Sendable (String) -> Void)? = nil) async throws -> PostgresEntitlementStore {
+        try await offPool {
+            try PostgresEntitlementStore(url: url, poolSize: poolSize, configuration: configuration,
+                                         onListenerDrop: onListenerDrop)
+        }
+    }
+
+    /// Runs `sql` on a connection of its own to `url`, off the cooperative pool.
+    static func execute(_ sql: String, on url: String) async throws {
+        try await offPool {
+            let connection = try PostgreSQL.Connection(url: url)
+            defer { connection.close() }
+            try connection.execute(sql)
+        }
+    }
+
+    /// Runs `body` on a thread of its own: libpq blocks (connects, migrations, advisory-lock
+    /// waits), and Swift Testing's cooperative pool has one thread per core, which blocked tests
+    /// would starve (other suites' waits then time out on a loaded machine).
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
     }
 
     /// A started ``PostgresEntitlementStore`` on a fresh database, closed after `body`.
@@ -28,7 +59,7 @@ enum PostgresTestServer {
         configuration: EntitlementStore.Configuration, _ body: (PostgresEntitlementStore) async throws -> Void
     ) async throws {
         try await withDatabase { url in
-            let store = try PostgresEntitlementStore(url: url, configuration: configuration)
+            let store = try await offPool { try PostgresEntitlementStore(url: url, configuration: configuration) }
             store.start()
             do {
                 try await body(store)
