@@ -17,6 +17,10 @@ public enum DaemonMain {
     /// `webhookSchedule` replaces the production retry schedule; only `entitlementd-testing`
     /// passes one (tests cannot wait an hour for a retry), so no flag can weaken production's.
     public static func run(extraServices: [ExtraService] = [], webhookSchedule: RetrySchedule = .standard) -> Never {
+        // A one-shot command, not the service: no signal handling, no listeners.
+        if CommandLine.arguments.dropFirst().first == "migrate-store" {
+            exit(MigrateStoreCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+        }
         SignalWatcher.blockHandledSignals()
         let flags: ParsedFlags
         do {
