@@ -66,8 +66,10 @@ final class SingletonDuties: Sendable {
                 logger.warning("singleton lease: cannot reach the database; retrying every second",
                                [("reason", reason)])
             case .shutdown:
+                // The daemon releases the lease right after: say so now, the lease's own
+                // `released` arrives after this loop has ended.
                 shuttingDown = true
-                await stopDuties()
+                if await stopDuties() { logger.info("singleton lease released: shutting down") }
                 sink.finish()
             }
         }
@@ -79,8 +81,11 @@ final class SingletonDuties: Sendable {
         await finished.wait()
     }
 
-    private func stopDuties() async {
-        guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    /// Whether they were running.
+    @discardableResult
+    private func stopDuties() async -> Bool {
+        guard active.exchange(false, ordering: .acquiringAndReleasing) else { return false }
         for duty in duties.reversed() { await duty.stop() }
+        return true
     }
 }

@@ -69,5 +69,6 @@ struct SingletonDutiesTests {
         #expect(!singleton.isActive)
         #expect(journal.all.filter { $0.hasPrefix("start") }.count == 3)
         #expect(journal.all.last == "stop reconciliation")
+        #expect(log.all.contains { $0.contains("singleton lease released") })
     }
 }
