@@ -21,20 +21,27 @@ CUT_OFF_STATUSES = {502, 503, 504}
 
 
 class Outcomes:
-    """What the clients saw: when each write was acknowledged, how many were cut off (by status),
-    and the refusals, which fail the test (a cut-off write is only "maybe")."""
+    """What the clients saw: when each write was acknowledged, when and how (status) writes were
+    cut off, and the refusals, which fail the test (a cut-off write is only "maybe")."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.acked_at = []
-        self.cut_off = collections.Counter()
+        self.cut_off_at = []  # (instant, status)
         self.failures = []
 
     def add(self, what, failure=None):
         with self.lock:
-            self.cut_off[what] += 1
+            self.cut_off_at.append((time.monotonic(), what))
             if failure:
                 self.failures.append(failure)
+
+    def per_phase(self, marks):
+        """(acknowledged, cut-off statuses) between consecutive instants of `marks`."""
+        bounds = list(zip([0.0] + marks, marks + [float("inf")]))
+        return [(sum(1 for t in self.acked_at if lo <= t < hi),
+                 dict(collections.Counter(what for t, what in self.cut_off_at if lo <= t < hi)))
+                for lo, hi in bounds]
 
 
 def drive(address, model, signer, rng, stop, outcomes):
