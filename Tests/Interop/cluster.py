@@ -6,11 +6,12 @@ haproxy in front of them (haproxy.py); the object it returns looks like a single
 
 - `.address`, `.host`, `.port`, `.channel()`: haproxy's. A test's `--listen HOST:PORT` is
   haproxy's address (the replicas take free ports of their own).
-- `.proc`, `.kill()` (SIGKILL), `.stderr()`, `.workdir` and signals other than the ones below:
-  replica 0's. It is started first and alone, and holds the singleton lease before the others
+- `.proc`, `.stderr()`, `.workdir` and signals other than the ones below: replica 0's. It is started first and alone, and holds the singleton lease before the others
   start, so it is the replica that runs reconciliation and webhook delivery; haproxy sends
-  /metrics and /admin/* to it alone. SIGHUP (a reload) and SIGTERM/SIGINT (a stop) go to every
-  replica, as an operator's reload or stop of the service would; `.proc.wait()` is replica 0's.
+  /metrics and /admin/* to it alone. SIGHUP (a reload), SIGTERM/SIGINT (a stop) and `.kill()`
+  (SIGKILL, a crash) go to every replica, as an operator's reload or stop of the service would,
+  so a test that kills "the server" and starts another on its database gets no survivor of the
+  first holding the lease; `.proc.wait()` is replica 0's.
 - `metrics_text(server)` (this module), which tests that count use instead of GET /metrics:
   every replica's /metrics summed series by series, as a dashboard's sum() over the replicas
   shows them (the calls of a test spread over the replicas).
@@ -145,7 +146,7 @@ class ClusterServer:
         self.replica_flags = without_flag(list(flags), "--listen") + ["--database", database_url]
         self._server_class, self._binary = server_class, binary
         self.argv = [str(binary), *self.replica_flags]
-        self.replicas, self.haproxy = [], None
+        self.replicas, self.haproxy, self._channels = [], None, []
         try:
             self.replicas.append(self._start_replica(0))
             self._wait_for_lease(self.replicas[0])
@@ -164,7 +165,6 @@ class ClusterServer:
         self.host, port = listen.rsplit(":", 1)
         self.port = int(port)
         self.listening_since = time.monotonic()
-        self._channels = []
         self.check_exit_code = True
 
     def _start_replica(self, index: int, port: int = 0):
@@ -217,7 +217,9 @@ class ClusterServer:
             replica.signal(sig)
 
     def kill(self) -> None:
-        self.replicas[0].kill()
+        """SIGKILL of the service: every replica (test_cluster.py kills one replica at a time)."""
+        for replica in self.replicas:
+            replica.kill()
 
     def restart_replica(self, index: int, sig=SIGTERM):
         """Stops replica `index` with `sig` (SIGTERM: drained, must exit 0; SIGKILL) and starts it
