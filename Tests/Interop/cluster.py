@@ -6,11 +6,15 @@ haproxy in front of them (haproxy.py); the object it returns looks like a single
 
 - `.address`, `.host`, `.port`, `.channel()`: haproxy's. A test's `--listen HOST:PORT` is
   haproxy's address (the replicas take free ports of their own).
-- `.proc`, `.kill()`, `.stderr()`, `.workdir` and every signal but SIGHUP: replica 0's. It is
-  started first and alone, and (once the singleton lease exists) holds it before the others
+- `.proc`, `.stderr()`, `.workdir` and signals other than the ones below: replica 0's. It is started first and alone, and holds the singleton lease before the others
   start, so it is the replica that runs reconciliation and webhook delivery; haproxy sends
-  /metrics to it alone. SIGHUP is a reload, which an operator sends to every replica: it goes to
-  all of them.
+  /metrics and /admin/* to it alone. SIGHUP (a reload), SIGTERM/SIGINT (a stop) and `.kill()`
+  (SIGKILL, a crash) go to every replica, as an operator's reload or stop of the service would,
+  so a test that kills "the server" and starts another on its database gets no survivor of the
+  first holding the lease; `.proc.wait()` is replica 0's.
+- `metrics_text(server)` (this module), which tests that count use instead of GET /metrics:
+  every replica's /metrics summed series by series, as a dashboard's sum() over the replicas
+  shows them (the calls of a test spread over the replicas).
 - `.stop()` stops haproxy, then every replica (SIGTERM); it answers 0 only when every replica
   exited 0, so the fixture's clean-shutdown check covers all of them.
 - `--database PATH` names a database for the length of the test: the first server(...) naming
@@ -29,7 +33,7 @@ never touch the cluster and are skipped in the cluster stage, saying so.
 import concurrent.futures
 import os
 import shutil
-from signal import SIGHUP, SIGKILL, SIGTERM
+from signal import SIGHUP, SIGINT, SIGKILL, SIGTERM
 import subprocess
 import time
 import urllib.request
@@ -76,6 +80,49 @@ def without_flag(flags, name):
     return out
 
 
+def metrics_text(server) -> str:
+    """The server's /metrics text; for a cluster, every live replica's summed (module doc)."""
+    if isinstance(server, ClusterServer):
+        return summed_metrics([get_metrics(metrics_address(r)) for r in server.replicas if r.proc.poll() is None])
+    return get_metrics(server.address)
+
+
+def metrics_address(replica) -> str:
+    """Where a replica serves /metrics: its admin listener when it has one, else its port."""
+    prefix = "entitlementd admin listening on "
+    for line in replica.stdout_path.read_text(errors="replace").splitlines():
+        if line.startswith(prefix):
+            return line[len(prefix):].strip()
+    return replica.address
+
+
+def get_metrics(address: str) -> str:
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=5) as response:
+        assert response.status == 200
+        assert response.headers["content-type"].startswith("text/plain")
+        return response.read().decode()
+
+
+def summed_metrics(texts) -> str:
+    """Prometheus texts as one: each series' values added up, families in first-seen order."""
+    families = {}  # family name -> (HELP/TYPE lines, {series: value})
+    for text in texts:
+        family = families.setdefault("", ([], {}))
+        for line in text.splitlines():
+            if line.startswith(("# HELP ", "# TYPE ")):
+                family = families.setdefault(line.split()[2], ([], {}))
+                if line not in family[0]:
+                    family[0].append(line)
+            elif line.strip() and not line.startswith("#"):
+                series, value = line.rsplit(" ", 1)
+                family[1][series] = family[1].get(series, 0.0) + float(value)
+    lines = []
+    for headers, series in families.values():
+        lines += headers
+        lines += [f"{name} {int(v) if v.is_integer() else v}" for name, v in series.items()]
+    return "\n".join(lines) + "\n"
+
+
 def lease_held(address: str):
     """1 or 0 from the replica's /metrics, or None when it exports no lease (SQLite)."""
     try:
@@ -99,7 +146,7 @@ class ClusterServer:
         self.replica_flags = without_flag(list(flags), "--listen") + ["--database", database_url]
         self._server_class, self._binary = server_class, binary
         self.argv = [str(binary), *self.replica_flags]
-        self.replicas, self.haproxy = [], None
+        self.replicas, self.haproxy, self._channels = [], None, []
         try:
             self.replicas.append(self._start_replica(0))
             self._wait_for_lease(self.replicas[0])
@@ -118,7 +165,6 @@ class ClusterServer:
         self.host, port = listen.rsplit(":", 1)
         self.port = int(port)
         self.listening_since = time.monotonic()
-        self._channels = []
         self.check_exit_code = True
 
     def _start_replica(self, index: int, port: int = 0):
@@ -135,7 +181,7 @@ class ClusterServer:
     def _wait_for_lease(replica) -> None:
         """Waits until replica 0 holds the singleton lease, when the build has one."""
         deadline = time.monotonic() + LEASE_WAIT
-        while (held := lease_held(replica.address)) == 0 and time.monotonic() < deadline:
+        while (held := lease_held(metrics_address(replica))) == 0 and time.monotonic() < deadline:
             time.sleep(0.05)
         if held == 0:
             pytest.fail(f"replica 0 did not take the singleton lease within {LEASE_WAIT}s:\n{replica.stderr()[-2000:]}")
@@ -167,11 +213,13 @@ class ClusterServer:
         return ch
 
     def signal(self, sig) -> None:
-        for replica in (self.replicas if sig == SIGHUP else self.replicas[:1]):
+        for replica in (self.replicas if sig in (SIGHUP, SIGINT, SIGTERM) else self.replicas[:1]):
             replica.signal(sig)
 
     def kill(self) -> None:
-        self.replicas[0].kill()
+        """SIGKILL of the service: every replica (test_cluster.py kills one replica at a time)."""
+        for replica in self.replicas:
+            replica.kill()
 
     def restart_replica(self, index: int, sig=SIGTERM):
         """Stops replica `index` with `sig` (SIGTERM: drained, must exit 0; SIGKILL) and starts it

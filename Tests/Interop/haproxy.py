@@ -9,13 +9,17 @@ Balancing is by the client connection (`balance hash src_port`): every request o
 channel or one HTTP connection lands on one replica, as with a connection-level balancer, so a
 caller keeps read-your-writes on its connection, while a test's other connections (its webhook
 posts, a second channel, entitlementctl) land on other replicas and read across them.
-/metrics goes to replica 0 alone, the replica the fixture's stderr and signals belong to.
+/metrics and /admin/* go to replica 0 alone, the replica the fixture's stderr and signals belong
+to (an on-demand reconciliation then shows in the metrics of the replica that ran it).
 
 Health checks ask each replica's /healthz over HTTP/1.1 every 500 ms, also for the HTTP/2
 backend (`check-proto h1`): there, haproxy 2.6's default HTTP/2 check marked every replica DOWN
-("Socket error") while its HTTP/2 requests to the same replicas succeeded. A request is retried on
-another replica only when its connection to the first one failed (`retry-on conn-failure`,
-`option redispatch`); a request already sent is never replayed.
+("Socket error") while its HTTP/2 requests to the same replicas succeeded. A replica is also marked
+down at its first refused connection (`observe layer4`, `on-error mark-down`): one that is
+draining after SIGTERM refuses new connections at once, and the hash would otherwise send its
+clients' retries back to it until two checks failed (their requests got haproxy's 503). A
+request is retried on another replica only when its connection to the first one failed
+(`retry-on conn-failure`, `option redispatch`); a request already sent is never replayed.
 
 Limits are set wide so that entitlementd, not haproxy, answers what the suite probes: 64 KiB
 buffers let metadata past its own 16 KiB limit reach it, and the timeouts outlast any test.
@@ -40,7 +44,8 @@ def config(listen: str, replicas, check_interval_ms: int = 500) -> str:
     def servers(extra: str) -> str:
         return "\n".join(f"    server replica{i} {address} {extra}".rstrip() for i, address in enumerate(replicas))
 
-    check = f"check check-proto h1 inter {check_interval_ms} fall 2 rise 1"
+    check = (f"check check-proto h1 inter {check_interval_ms} fall 2 rise 1 "
+             "observe layer4 error-limit 1 on-error mark-down")
     return f"""global
     nbthread 1
     maxconn 4000
@@ -63,7 +68,7 @@ defaults
 
 frontend entitlementd
     bind {listen}
-    use_backend metrics if {{ path /metrics }}
+    use_backend replica0 if {{ path /metrics }} || {{ path_beg /admin/ }}
     use_backend grpc if {{ req.ver 2.0 }}
     default_backend http1
 
@@ -75,7 +80,7 @@ backend http1
     balance hash src_port
 {servers(check)}
 
-backend metrics
+backend replica0
     server replica0 {replicas[0]} {check}
 """
 

@@ -4,16 +4,14 @@ one that expired while the server was down is caught up at startup. Read through
 the WatchEntitlementChanges stream can show the change itself."""
 import json
 import time
-import urllib.request
 
-import pytest
 from prometheus_client.parser import text_string_to_metric_families
+
+from cluster import metrics_text
 
 
 def metric(server, name, **labels):
-    with urllib.request.urlopen(f"http://{server.address}/metrics", timeout=5) as response:
-        text = response.read().decode()
-    for family in text_string_to_metric_families(text):
+    for family in text_string_to_metric_families(metrics_text(server)):
         for s in family.samples:
             if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
                 return s.value
@@ -35,8 +33,6 @@ def wait_for(condition, seconds=20.0):
     return condition()
 
 
-@pytest.mark.single_process(
-    "counts the purchase in one process's /metrics (the catch-up test covers the lease holder's due timer)")
 def test_an_expiry_becomes_a_change_at_its_instant_with_no_notification(pb, server):
     s = server()
     expires = int(time.time() * 1000) + 1_500

@@ -6,17 +6,13 @@ import urllib.request
 from pathlib import Path
 
 import grpc
-import pytest
 from prometheus_client.parser import text_string_to_metric_families
+
+from cluster import metrics_text
 
 
 def scrape(server):
-    with urllib.request.urlopen(f"http://{server.address}/metrics", timeout=5) as response:
-        assert response.status == 200
-        assert response.headers["content-type"].startswith("text/plain")
-        text = response.read().decode()
-    families = {f.name: f for f in text_string_to_metric_families(text)}
-    return families
+    return {f.name: f for f in text_string_to_metric_families(metrics_text(server))}
 
 
 def sample(families, family, name, **labels):
@@ -28,7 +24,6 @@ def sample(families, family, name, **labels):
     return None
 
 
-@pytest.mark.single_process("counts in one process's /metrics; in the cluster the calls spread over the replicas")
 def test_metrics_move_with_traffic(pb, default_server):
     ch = default_server.channel()
     stub = pb.ent_grpc.EntitlementServiceStub(ch)
@@ -62,7 +57,6 @@ def test_metrics_move_with_traffic(pb, default_server):
     assert sample(after, "process_resident_memory_bytes", "process_resident_memory_bytes") > 1_000_000
 
 
-@pytest.mark.single_process("counts in one process's /metrics; in the cluster the calls spread over the replicas")
 def test_unknown_methods_do_not_add_label_values(pb, default_server):
     ch = default_server.channel()
     for i in range(20):
@@ -77,7 +71,6 @@ def test_unknown_methods_do_not_add_label_values(pb, default_server):
     assert not any(m and m.startswith("/made.up") for m in methods)
 
 
-@pytest.mark.single_process("counts in one process's /metrics; in the cluster the calls spread over the replicas")
 def test_notifications_are_counted(pb, server):
     s = server("--apple-shared-secret", "S")
     sample_path = Path(__file__).resolve().parents[3] / "shared" / "samples" / "notification-v1-did-renew-sandbox.json"

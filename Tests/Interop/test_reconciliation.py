@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 
 from appstore_sim import BUNDLE_ID, ISSUER_ID, KEY_ID, Sim, free_port
+from cluster import metrics_text
 
 HOUR_MS = 3_600_000
 ACTIVE, REVOKED = 1, 5
@@ -88,7 +89,7 @@ def subscribe(pb, stack, user):
 
 
 def metric(daemon, name, **labels):
-    text = urllib.request.urlopen(f"http://{daemon.address}/metrics", timeout=10).read().decode()
+    text = metrics_text(daemon)
     wanted = ",".join(f'{k}="{v}"' for k, v in labels.items())
     for line in text.splitlines():
         if line.startswith(name + "{" + wanted + "}") or (not labels and line.startswith(name + " ")):

@@ -100,6 +100,7 @@ def post(server, body: bytes):
         conn.close()
 
 
+@pytest.mark.single_process("reads the calls it made in one process's admin /metrics and log")
 def test_no_secret_reaches_logs_metrics_or_callers(pb, server, apple, pki, tmp_path, monkeypatch):
     secrets = Secrets()
     for name, value in [("shared secret", SHARED_SECRET), ("bearer token", TOKEN),

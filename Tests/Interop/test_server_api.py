@@ -4,13 +4,13 @@ SubmitReceipt by transaction_id, RefreshEntitlements, the JWT as an independent 
 retried or not, counted in requests. Forged signed data from the API stores nothing."""
 import shutil
 import time
-import urllib.request
 
 import grpc
 import pytest
 
 import apple_pki
 from apple_pki import DAY_MS, PKI, PRODUCT_ID, renewal, transaction
+from cluster import metrics_text
 from fake_server_api import ISSUER_ID, KEY_ID, FakeServerAPI
 from fast_signer import FastSigner
 
@@ -264,14 +264,12 @@ def test_exactly_one_purchase_proof(pb, start):
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "transaction_id" in error.details()
 
 
-@pytest.mark.single_process("counts in one process's /metrics; in the cluster the calls spread over the replicas")
 def test_requests_are_counted_by_endpoint_status_and_environment(pb, start, api, signer):
     signed, status = subscription(signer, 80_000, 1, environment="Sandbox")
     api.add_customer(["80000"], signed, environment="sandbox", statuses=[status])
     s = start()
     submit_id(pb, s, "metrics", "80000")
-    with urllib.request.urlopen(f"http://{s.address}/metrics", timeout=5) as response:
-        text = response.read().decode()
+    text = metrics_text(s)
     for series in ['endpoint="transaction_history",status="404",environment="production"} 1',
                    'endpoint="transaction_history",status="200",environment="sandbox"} 1',
                    'endpoint="subscription_statuses",status="200",environment="sandbox"} 1']:

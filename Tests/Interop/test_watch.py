@@ -98,7 +98,7 @@ def test_resume_from_a_cursor_after_restart_gives_exactly_the_missing_changes(pb
     assert cursors == sorted(cursors) and seen[1].cursor < cursors[0]
 
 
-@pytest.mark.single_process("reads one process's watcher gauge; the stream may be on another replica")
+@pytest.mark.single_process("counts requests in flight, which haproxy's health checks move")
 def test_cancelled_watcher_frees_its_stream(pb, default_server):
     ch = default_server.channel()
     watchers = [Collector(pb, ch), Collector(pb, ch, user_id="x")]
@@ -111,6 +111,7 @@ def test_cancelled_watcher_frees_its_stream(pb, default_server):
     assert watchers[1].wait_count(1)[0].user_id == "x", "the other keeps going"
 
 
+@pytest.mark.single_process("a watcher that never reads: haproxy buffers for it, so the server sees no slow reader")
 def test_slow_watcher_is_ended_with_resource_exhausted_others_unaffected(pb, server):
     s = server("--watch-buffer-bytes", "4096")
     ch = s.channel()

@@ -6,12 +6,13 @@ import re
 import socket
 import struct
 import time
-import urllib.request
 
 import h2.config
 import h2.connection
 import h2.events
 import h2.settings
+
+from cluster import metrics_text
 
 DAY = 86_400_000
 WATCH = "/entitlement.v1.EntitlementService/WatchEntitlementChanges"
@@ -38,7 +39,7 @@ def purchase(pb, channel, user, tid, expires_ms=None, **extra):
 
 
 def metric(server, name) -> float:
-    text = urllib.request.urlopen(f"http://{server.address}/metrics", timeout=5).read().decode()
+    text = metrics_text(server)
     match = re.search(rf"^{name} (\S+)$", text, re.M)
     assert match, f"{name} not in /metrics"
     return float(match.group(1))
