@@ -2,6 +2,7 @@
 import os
 import re
 import shutil
+import random
 import socket
 import sys
 from pathlib import Path
@@ -41,6 +42,29 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def free_port_block(count: int) -> int:
+    """The first of `count` consecutive free ports, below the kernel's ephemeral range.
+
+    Two free_port() calls often return ports two apart, so blocks counted up from each of them
+    overlapped (a replica's admin port was another replica's service port).
+    """
+    for _ in range(200):
+        base = random.randrange(20000, 30000 - count)
+        held = []
+        try:
+            for port in range(base, base + count):
+                s = socket.socket()
+                held.append(s)
+                s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in held:
+                s.close()
+    raise RuntimeError(f"no {count} consecutive free ports between 20000 and 30000")
 
 
 def env_file_assignments(text: str):

@@ -10,7 +10,7 @@ import time
 import grpc
 import pytest
 
-from deploy_support import REPO, free_port, need_tool
+from deploy_support import REPO, free_port, free_port_block, need_tool
 
 SCRIPT = REPO / "Scripts" / "cluster"
 POSTGRES = REPO / "Scripts" / "lib" / "postgres.sh"
@@ -29,9 +29,9 @@ def cluster(entitlementd, help_text, tmp_path_factory):
         # Not a missing tool: a build from before the PostgreSQL backend. Skipped even in CI.
         pytest.skip("this entitlementd has no PostgreSQL backend (--database postgresql://...)")
     work = tmp_path_factory.mktemp("cluster")
-    # Replica k listens on FIRST_PORT+k and FIRST_ADMIN_PORT+k: the first of each is checked
-    # free, the next two are taken on trust (ephemeral ports, rarely held for long).
-    first, first_admin = free_port(), free_port()
+    # Replica k listens on FIRST_PORT+k and FIRST_ADMIN_PORT+k: one block of free ports for both.
+    first = free_port_block(2 * REPLICAS)
+    first_admin = first + REPLICAS
     listen, sim = f"127.0.0.1:{free_port()}", f"127.0.0.1:{free_port()}"
     env = dict(os.environ, CLUSTER_BIN_DIR=str(entitlementd.parent), CLUSTER_DIR=str(REPO / ".build" / "cluster-check"),
                CLUSTER_LISTEN=listen, CLUSTER_FIRST_PORT=str(first - 1), CLUSTER_FIRST_ADMIN_PORT=str(first_admin - 1),
