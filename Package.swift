@@ -30,6 +30,8 @@ let package = Package(
                        providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CPostgreSQL", path: "Sources/CPostgreSQL", pkgConfig: "libpq",
                        providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // The runtime under everything that runs: threads, locks, the clock, Duration units,
         // signals, flags, logger, metrics. Depends on nothing of ours.
@@ -49,6 +51,9 @@ let package = Package(
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLDatabase"]),
         // libpq: sessions, statements, LISTEN/NOTIFY, advisory locks and the singleton lease.
         .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "SQLDatabase", "ServiceRuntime"]),
+
+        // libcurl: the client for Apple's endpoints (one multi handle on its own thread).
+        .target(name: "HTTPClient", dependencies: ["CCurl", "ServiceRuntime"]),
 
         // The domain and the service.
         .target(name: "Entitlements"),
@@ -70,7 +75,7 @@ let package = Package(
         .target(name: "Webhooks", dependencies: ["EntitlementPorts", "Entitlements", "JWS", "ServiceRuntime"]),
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
-                               "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "AppStoreServerAPI"]),
+                               "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "AppStoreServerAPI", "HTTPClient"]),
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
         .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime"]),
         .executableTarget(name: "entitlementctl",
@@ -120,6 +125,7 @@ let package = Package(
         .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
         .testTarget(name: "RPCClientTests", dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTPServer"]),
         .testTarget(
             name: "AppStoreSimulatorTests", dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements"]),
@@ -146,6 +152,6 @@ let package = Package(
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",
-                                   "EntitlementAPI", "AppStore", "JWS", "RPCCore", "HTTPCore", "ServiceRuntime"]),
+                                   "EntitlementAPI", "AppStore", "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "HTTPClient"]),
     ]
 )

@@ -3,7 +3,7 @@ import Foundation
 /// One HTTP exchange with Apple: how the client reaches the Server API.
 ///
 /// A protocol so the composition root hands in the HTTP client the service already uses for
-/// verifyReceipt (URLSession over the system libcurl) and unit tests hand in a scripted one;
+/// verifyReceipt (HTTPClient, over libcurl) and unit tests hand in a scripted one;
 /// this module opens no sockets of its own.
 public protocol ServerAPITransport: Sendable {
     /// Sends `request`; throws ``ServerAPITransportError`` when no HTTP answer came back.

@@ -4,11 +4,11 @@ import EntitlementService
 import ServiceRuntime
 
 extension Daemon {
-    /// The App Store Server API client, over the same URLSession client as verifyReceipt; nil
+    /// The App Store Server API client, over the same HTTP client as verifyReceipt; nil
     /// without a key. Build it once per process (it holds the token cache and the rate bucket)
     /// and share it: SubmitReceipt, RefreshEntitlements and reconciliation all use this one.
     /// Its requests are counted by ``ServerAPIMetrics``.
-    func serverAPIClient(transport: URLSessionAppleClient) -> AppStoreServerClient? {
+    func serverAPIClient(transport: CurlAppleClient) -> AppStoreServerClient? {
         guard let configuration = serverAPIConfiguration else { return nil }
         let metrics = ServerAPIMetrics(registry: self.metrics)
         logger.info("App Store Server API in use", [

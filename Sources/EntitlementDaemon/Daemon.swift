@@ -158,7 +158,7 @@ final class Daemon {
         webhookDispatcher = webhookDispatchers?()
         var router = RPCRouter()
         health.register(into: &router)
-        let appleClient = URLSessionAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
+        let appleClient = CurlAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
         let apiClient = serverAPIClient(transport: appleClient)
         let serverAPI = serverAPIPurchases(client: apiClient)
         let verifier = ReceiptVerifier(

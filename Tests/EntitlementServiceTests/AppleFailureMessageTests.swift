@@ -1,8 +1,5 @@
 @testable import EntitlementService
-import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTPClient
 import RPCCore
 import Testing
 
@@ -11,22 +8,23 @@ import Testing
 struct AppleFailureMessageTests {
     private let receipt = "cmVjZWlwdA=="
 
+    /// The same words URLSession's codes gave before the libcurl client (issue 14).
     @Test(arguments: [
-        (URLError.Code.cannotConnectToHost, "connection refused"),
+        (HTTPClientError.Kind.connectionRefused, "connection refused"),
         (.timedOut, "timed out"),
-        (.cannotFindHost, "host name not resolved"),
-        (.dnsLookupFailed, "host name not resolved"),
-        (.networkConnectionLost, "connection lost"),
-        (.secureConnectionFailed, "TLS handshake failed"),
-        (.serverCertificateUntrusted, "TLS handshake failed"),
-        (.badServerResponse, "malformed HTTP response"),
-        (.unsupportedURL, "network error -1002"),
+        (.hostNotResolved, "host name not resolved"),
+        (.connectionLost, "connection lost"),
+        (.tlsFailed, "TLS handshake failed"),
+        (.malformedResponse, "malformed HTTP response"),
+        (.responseTooLarge, "response too large"),
+        (.other(code: 1), "network error 1"),
     ])
-    func urlErrorCodesBecomeAFewWords(code: URLError.Code, reason: String) {
-        let error = AppleTransportError(
-            URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: ScriptedApple.production]))
+    func clientFailuresBecomeAFewWords(kind: HTTPClientError.Kind, reason: String) {
+        let error = AppleTransportError(HTTPClientError(
+            kind: kind, detail: "curl error 7: Failed to connect to buy.itunes.apple.test port 443"))
         #expect(error.reason == reason)
-        #expect(error.detail.contains("NSURLErrorDomain"), "the full text is kept for the log")
+        #expect(error.detail.contains("curl error 7: Failed to connect"), "the full text is kept for the log")
+        #expect(!error.reason.contains("curl"))
     }
 
     /// What the caller reads: the verifier's failure as the RPC edge answers it.
