@@ -152,6 +152,7 @@ let package = Package(
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",
-                                   "EntitlementAPI", "AppStore", "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "HTTPClient"]),
+                                   "EntitlementAPI", "AppStore", "JWS", "RPCCore", "HTTPCore", "ServiceRuntime",
+                                   "HTTPClient"]),
     ]
 )

@@ -85,7 +85,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             return finish(transfer, with: .failure(CancellationError()))
         }
         guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
-            return finish(transfer, with: .failure(HTTPClientError(kind: .other(code: 27), detail: "curl_easy_init failed")))
+            let error = HTTPClientError(kind: .other(code: 27), detail: "curl_easy_init failed: out of memory")
+            return finish(transfer, with: .failure(error))
         }
         do {
             try transfer.configure(easy)

@@ -80,8 +80,8 @@ final class CurlTransfer: @unchecked Sendable {
                       "POSTFIELDSIZE")
             // COPYPOSTFIELDS copies now, so the bytes need not outlive this call.
             let code = body.withUnsafeBytes { bytes in
-                ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS,
-                                          UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(emptyBody)))
+                let start = bytes.baseAddress ?? UnsafeRawPointer(emptyBody)
+                return ccurl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: start))
             }
             try check(code, "COPYPOSTFIELDS")
         }
@@ -107,7 +107,8 @@ final class CurlTransfer: @unchecked Sendable {
             }
             var osErrno = 0
             _ = ccurl_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &osErrno)
-            let message = errorBuffer.pointee == 0 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
+            let message = errorBuffer.pointee == 0
+                ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
             return .failure(HTTPClientError(
                 kind: HTTPClientError.kind(curlCode: Int(code.rawValue), osErrno: osErrno),
                 detail: "curl error \(code.rawValue): \(message)"))

@@ -51,7 +51,8 @@ struct HTTPClientTests {
         defer { peer.close() }
         let client = HTTPClient(maxConnectionsPerHost: 1)
         _ = try await client.send(HTTPClientRequest(method: "GET", url: peer.url), timeout: .seconds(10))
-        _ = try await client.send(HTTPClientRequest(method: "PUT", url: peer.url, body: [1, 2, 3]), timeout: .seconds(10))
+        let put = HTTPClientRequest(method: "PUT", url: peer.url, body: [1, 2, 3])
+        _ = try await client.send(put, timeout: .seconds(10))
         let requests = peer.requests
         #expect(requests.count == 2)
         #expect(requests.first?.head.hasPrefix("GET /verifyReceipt HTTP/1.1\r\n") == true)
