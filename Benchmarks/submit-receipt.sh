@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SubmitReceipt throughput against a ZERO-latency fake Apple: what our side costs per receipt
-# (gRPC, base64 check, verifyReceipt request through URLSession, JSON parse, one durable
+# (gRPC, base64 check, verifyReceipt request through HTTPClient (libcurl), JSON parse, one durable
 # SQLite write, the entitlements answer), since Apple's own 100 ms+ is taken out.
 #
 #   Benchmarks/submit-receipt.sh [SETTINGS...]     SETTINGS like 4x32 1x1 (CONNSxSTREAMS)
 #
 # Pinning on this 2-core box: entitlementd --threads 1 on cpu 1 (all its threads: loop,
-# URLSession, SQLite writer, task pool); h2load -t 1 on cpu 0; apple-fake (Benchmarks/apple-fake,
-# the project's own HTTPServer, one loop) also on cpu 0, sharing the load generator's core, so
-# the server's core is its alone. Their CPU is printed per run (% of one core).
+# HTTPClient's curl thread, SQLite writer, task pool); h2load -t 1 on cpu 0; apple-fake
+# (Benchmarks/apple-fake, the project's own HTTPServer, one loop) also on cpu 0, sharing the
+# load generator's core, so the server's core is its alone. Their CPU is printed per run (% of
+# one core).
 #
 # 1. Resubmission: h2load repeats ONE receipt (small ~4 KB, then large 300 KB receipt_data), each
 #    answered by the 7-transaction sandbox sample. After the first call every call is an
