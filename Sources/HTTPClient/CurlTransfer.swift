@@ -111,7 +111,7 @@ final class CurlTransfer: @unchecked Sendable {
                 ? String(cString: curl_easy_strerror(code)) : String(cString: errorBuffer)
             return .failure(HTTPClientError(
                 kind: HTTPClientError.kind(curlCode: Int(code.rawValue), osErrno: osErrno),
-                detail: "curl error \(code.rawValue): \(message)"))
+                detail: "curl error \(code.rawValue) (\(request.method) \(request.url)): \(message)"))
         }
         var status = 0
         _ = ccurl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)

@@ -18,7 +18,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    /// libcurl's message for this transfer (host, port, what the peer did): for the log only.
+    /// The request's method and URL and libcurl's message (host, port, what the peer did):
+    /// for the log only.
     public var detail: String
 
     public init(kind: Kind, detail: String) {

@@ -19,6 +19,7 @@ struct HTTPClientTests {
             Issue.record("expected a failure")
         } catch let error as HTTPClientError {
             #expect(error.detail.hasPrefix("curl error "), "libcurl's words are kept for the log")
+            #expect(error.detail.contains(url), "the log names the request")
             return error.kind
         } catch {
             Issue.record("expected an HTTPClientError, got \(error)")
