@@ -71,6 +71,14 @@ struct HTTPClientTests {
         #expect(Set(peer.requests.map(\.connection)) == [1])
     }
 
+    @Test func aConnectionThePeerClosedIsReplacedNotReported() async throws {
+        let peer = try ScriptedPeer { _ in .replyThenClose(ScriptedPeer.answer(body: "{}")) }
+        defer { peer.close() }
+        let client = HTTPClient(maxConnectionsPerHost: 1)
+        for _ in 0..<5 { #expect(try await post(client, peer.url).status == 200) }
+        #expect(peer.connectionsAccepted == 5)
+    }
+
     @Test func concurrentRequestsStayWithinThePerHostBound() async throws {
         let peer = try ScriptedPeer { _ in .reply(ScriptedPeer.answer(body: "{}")) }
         defer { peer.close() }

@@ -11,6 +11,8 @@ final class ScriptedPeer: Sendable {
     enum Action: Sendable {
         /// Writes these bytes as they are and waits for the next request.
         case reply([UInt8])
+        /// Writes these bytes, then closes the connection (a keep-alive peer's idle timeout).
+        case replyThenClose([UInt8])
         /// Closes the connection without a word.
         case close
         /// Never answers; keeps reading until the client gives up.
@@ -94,6 +96,9 @@ final class ScriptedPeer: Sendable {
             switch respond(request) {
             case .reply(let bytes):
                 _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            case .replyThenClose(let bytes):
+                _ = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                return
             case .close:
                 return
             case .stall:
