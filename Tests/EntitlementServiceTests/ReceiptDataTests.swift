@@ -1,0 +1,46 @@
+@testable import EntitlementService
+import Testing
+
+/// Receipt data normalization: the canonical shortcut must answer exactly what the general
+/// path answers, for every shape an app may send.
+struct ReceiptDataTests {
+    @Test(arguments: [
+        ("QUJD", "QUJD"),
+        ("QUI=", "QUI="),
+        ("QQ==", "QQ=="),
+        ("QUI", "QUI="),
+        ("QQ", "QQ=="),
+        ("QU\r\nJD", "QUJD"),
+        ("QUJD\n", "QUJD"),
+        ("ab+/", "ab+/"),
+        ("", nil),
+        ("Q", nil),
+        ("QUJDR", nil),
+        ("Q===", nil),
+        ("QQ=A", nil),
+        ("QUI==", nil),
+        ("QUJD====", nil),
+        ("QU D", nil),
+        ("QU-D", nil),
+        ("QUé=", nil),
+        ("====", nil),
+        ("QQ=\n=", "QQ=="),
+    ] as [(String, String?)])
+    func normalizesOrRefuses(input: String, expected: String?) {
+        #expect(ReceiptData.normalized(input) == expected)
+        #expect(ReceiptData.rebuilt(input) == expected, "the general path agrees")
+    }
+
+    /// Every string of up to 5 characters over a small alphabet: the shortcut never answers
+    /// differently from the general path.
+    @Test func theShortcutAgreesWithTheGeneralPathExhaustively() {
+        let alphabet: [Character] = ["A", "b", "+", "=", "\n", "-"]
+        var inputs = [""]
+        for _ in 0..<5 {
+            inputs += inputs.flatMap { prefix in alphabet.map { prefix + String($0) } }
+        }
+        for input in Set(inputs) {
+            #expect(ReceiptData.normalized(input) == ReceiptData.rebuilt(input), "\(input.debugDescription)")
+        }
+    }
+}
