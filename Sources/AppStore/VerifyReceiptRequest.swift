@@ -48,23 +48,30 @@ public struct VerifyReceiptRequest: Sendable, Hashable {
     static func appendQuoted(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         let utf8 = string.utf8
-        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out.append(contentsOf: utf8)
-        } else {
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-                case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
-                case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
-                case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
-                case 0..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: "\\u00".utf8)
-                    out.append(hex[Int(byte >> 4)])
-                    out.append(hex[Int(byte & 0xF)])
-                default: out.append(byte)
-                }
+        let needsEscaping: (UInt8) -> Bool = { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        // A native string's bytes are contiguous: one scan and one bulk copy of the receipt
+        // instead of the generic UTF8View walk, which showed in SubmitReceipt's profile.
+        let copiedInBulk = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.contains(where: needsEscaping) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copiedInBulk == true {
+            return out.append(UInt8(ascii: "\""))
+        }
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+            case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
+            case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
+            case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0xF)])
+            default: out.append(byte)
             }
         }
         out.append(UInt8(ascii: "\""))
