@@ -58,6 +58,9 @@ trap cleanup EXIT
 # start_fake [--distinct]: apple-fake on LOAD_CPU; sets fake_pid, fake_addr.
 start_fake() {
     stop_pid "$fake_pid"
+    # A fresh file: the shell truncates it only once the child runs, and the previous fake's
+    # "listening on" line must not be read as this one's address.
+    rm -f "$work/fake.out"
     # shellcheck disable=SC2046
     $(pin_load) "$BIN_DIR/apple-fake" --sample "$SAMPLE" "$@" >"$work/fake.out" 2>&1 &
     fake_pid=$!
@@ -66,7 +69,7 @@ start_fake() {
 # start_server: a fresh database, --threads 1 on SERVER_CPU; sets server_pid, addr.
 start_server() {
     stop_pid "$server_pid"
-    rm -f "$work"/bench.sqlite*
+    rm -f "$work"/bench.sqlite* "$work/server.out"   # server.out: as in start_fake
     # shellcheck disable=SC2046
     $(pin_server) "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 --threads 1 --database "$work/bench.sqlite" \
         --apple-production-url "http://$fake_addr/production/verifyReceipt" \
