@@ -48,4 +48,12 @@ static inline const ASN1_STRING *copenssl_ASN1_TYPE_string(const ASN1_TYPE *t) {
     default: return t->value.asn1_string;
     }
 }
+// EC_GROUP_precompute_mult is deprecated since 3.0 without a replacement, yet it is the only way
+// to give a point other than the standard generator a fixed-base table (JWS's ES256KeyTable).
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static inline int copenssl_EC_GROUP_precompute_mult(EC_GROUP *group, BN_CTX *ctx) {
+    return EC_GROUP_precompute_mult(group, ctx);
+}
+#pragma clang diagnostic pop
 #endif

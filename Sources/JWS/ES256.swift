@@ -30,9 +30,11 @@ enum ES256 {
         }
     }
 
-    /// Verifies a raw r||s signature over `message` with the certificate's (checked) key.
+    /// Verifies a raw r||s signature over `message` with the certificate's (checked) key, through
+    /// the key's ``ES256KeyTable`` when `slot` has one, else through EVP.
     static func verify(
-        signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate
+        signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate,
+        slot: ES256KeyTableSlot? = nil
     ) throws(JWSError) {
         guard signature.count == signatureLength else {
             throw JWSError(
@@ -40,6 +42,10 @@ enum ES256 {
         }
         guard let key = certificate.publicKey else {
             throw JWSError(.unsupportedKey, "the leaf certificate has no usable public key", certificate: .leaf)
+        }
+        if let table = slot?.table(for: key) {
+            guard verify(signature: signature, over: message, with: table) else { throw badSignature }
+            return
         }
         let der = try derSignature(signature)
         guard let context = EVP_MD_CTX_new() else {
@@ -56,9 +62,28 @@ enum ES256 {
         }
         guard result == 1 else {
             _ = OpenSSLErrorQueue.drain()
-            throw JWSError(
-                .badSignature, "the ES256 signature does not verify over header.payload with the leaf certificate's key"
-            )
+            throw badSignature
+        }
+    }
+
+    private static var badSignature: JWSError {
+        JWSError(.badSignature, "the ES256 signature does not verify over header.payload with the leaf certificate's key")
+    }
+
+    /// SHA-256 of `message` into a stack buffer, then the table's ECDSA check.
+    static func verify(signature: [UInt8], over message: ArraySlice<UInt8>, with table: ES256KeyTable) -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            var length: UInt32 = 0
+            let hashed = message.withUnsafeBytes { data in
+                EVP_Digest(data.baseAddress, data.count, digest.baseAddress, &length, EVP_sha256(), nil) == 1
+            }
+            guard hashed, length == 32 else {
+                _ = OpenSSLErrorQueue.drain()
+                return false
+            }
+            return signature.withUnsafeBytes { raw in
+                table.verify(digest: UnsafeRawBufferPointer(digest), signature: raw)
+            }
         }
     }
 
