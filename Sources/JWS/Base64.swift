@@ -40,32 +40,48 @@ enum Base64 {
     }
 
     /// Decodes unpadded text; a final group of one character cannot encode a byte.
+    ///
+    /// Four characters (three bytes) per step: the outer V2 payload alone is ~13 KB of text.
     private static func decode(_ text: UnsafeBufferPointer<UInt8>, table: [UInt8]) -> [UInt8]? {
         let remainder = text.count % 4
         guard remainder != 1 else { return nil }
-        let capacity = text.count / 4 * 3 + max(remainder - 1, 0)
+        let groups = text.count / 4
+        let capacity = groups * 3 + max(remainder - 1, 0)
         return table.withUnsafeBufferPointer { table -> [UInt8]? in
             var valid = true
             let output = [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
-                var accumulator: UInt32 = 0
-                var bits: UInt32 = 0
-                var written = 0
                 var seen: UInt8 = 0
-                for byte in text {
-                    let value = table[Int(byte)]
+                var written = 0
+                func value(_ index: Int) -> UInt32 {
+                    let value = table[Int(text[index])]
                     seen |= value
-                    accumulator = (accumulator << 6) | UInt32(value & 0x3f)
-                    bits += 6
-                    if bits >= 8 {
-                        bits -= 8
-                        out[written] = UInt8(truncatingIfNeeded: accumulator >> bits)
-                        written += 1
-                        accumulator &= (1 << bits) - 1
-                    }
+                    return UInt32(value & 0x3f)
                 }
-                // ``invalid`` has bit 7 set, no 6-bit value does. Leftover bits must be zero,
-                // or two different texts would decode to the same bytes.
-                valid = seen & 0x80 == 0 && accumulator == 0
+                for group in 0..<groups {
+                    let at = group * 4
+                    let bits = value(at) << 18 | value(at + 1) << 12 | value(at + 2) << 6 | value(at + 3)
+                    out[written] = UInt8(truncatingIfNeeded: bits >> 16)
+                    out[written + 1] = UInt8(truncatingIfNeeded: bits >> 8)
+                    out[written + 2] = UInt8(truncatingIfNeeded: bits)
+                    written += 3
+                }
+                // Leftover bits must be zero, or two different texts would decode to the same bytes.
+                var leftover: UInt32 = 0
+                let at = groups * 4
+                if remainder == 2 {
+                    let bits = value(at) << 6 | value(at + 1)
+                    out[written] = UInt8(truncatingIfNeeded: bits >> 4)
+                    written += 1
+                    leftover = bits & 0xf
+                } else if remainder == 3 {
+                    let bits = value(at) << 12 | value(at + 1) << 6 | value(at + 2)
+                    out[written] = UInt8(truncatingIfNeeded: bits >> 10)
+                    out[written + 1] = UInt8(truncatingIfNeeded: bits >> 2)
+                    written += 2
+                    leftover = bits & 0x3
+                }
+                // ``invalid`` has bit 7 set, no 6-bit value does.
+                valid = seen & 0x80 == 0 && leftover == 0
                 count = written
             }
             return valid ? output : nil
