@@ -2,7 +2,7 @@
 # Helpers shared by Benchmarks/submit-receipt.sh and Benchmarks/notifications.sh; sourced after
 # ../shared/bench/lib.sh, with ROOT set. Not run on its own.
 
-BIN_DIR="$ROOT/.build-release/release"
+BIN_DIR="${BIN_DIR:-$ROOT/.build-release/release}"   # BIN_DIR=... NO_BUILD=1 runs another build (A/B)
 
 need_h2load() {
     command -v h2load >/dev/null && command -v nghttp >/dev/null && return 0
