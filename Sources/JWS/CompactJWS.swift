@@ -1,3 +1,5 @@
+import Glibc
+
 /// The three parts of a compact JWS, split and base64url-decoded but not yet trusted.
 ///
 /// Keeps the original ASCII of `header.payload` because that text, not the decoded bytes, is
@@ -18,9 +20,9 @@ struct CompactJWS {
     /// token is accepted or refused exactly as without it.
     init(_ compact: String, knownHeader: (ArraySlice<UInt8>) -> [UInt8]? = { _ in nil }) throws(JWSError) {
         let bytes = Array(compact.utf8)
-        guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
-              let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
-              !bytes[(second + 1)...].contains(UInt8(ascii: ".")) else {
+        guard let first = Self.dot(in: bytes, from: 0),
+              let second = Self.dot(in: bytes, from: first + 1),
+              Self.dot(in: bytes, from: second + 1) == nil else {
             let parts = bytes.lazy.filter { $0 == UInt8(ascii: ".") }.count + 1
             throw JWSError(
                 .malformed,
@@ -40,6 +42,15 @@ struct CompactJWS {
     /// The decoded signature part; throws if it is empty or not base64url.
     func signature() throws(JWSError) -> [UInt8] {
         try Self.decode(signaturePart, name: "signature")
+    }
+
+    /// The index of the first `.` at or after `start` (memchr: a V2 envelope is ~20 KB).
+    private static func dot(in bytes: [UInt8], from start: Int) -> Int? {
+        bytes.withUnsafeBytes { raw in
+            guard start < raw.count, let base = raw.baseAddress,
+                  let found = memchr(base + start, Int32(UInt8(ascii: ".")), raw.count - start) else { return nil }
+            return UnsafeRawPointer(found) - base
+        }
     }
 
     private static func decode(_ part: ArraySlice<UInt8>, name: String) throws(JWSError) -> [UInt8] {

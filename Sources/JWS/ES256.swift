@@ -34,7 +34,7 @@ enum ES256 {
     /// the key's ``ES256KeyTable`` when `slot` has one, else through EVP.
     static func verify(
         signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate,
-        slot: ES256KeyTableSlot? = nil
+        slot: ES256KeyTableSlot? = nil, prefix: SHA256Prefix? = nil
     ) throws(JWSError) {
         guard signature.count == signatureLength else {
             throw JWSError(
@@ -44,7 +44,7 @@ enum ES256 {
             throw JWSError(.unsupportedKey, "the leaf certificate has no usable public key", certificate: .leaf)
         }
         if let table = slot?.table(for: key) {
-            guard verify(signature: signature, over: message, with: table) else { throw badSignature }
+            guard verify(signature: signature, over: message, with: table, prefix: prefix) else { throw badSignature }
             return
         }
         let der = try derSignature(signature)
@@ -67,14 +67,18 @@ enum ES256 {
     }
 
     private static var badSignature: JWSError {
-        JWSError(.badSignature, "the ES256 signature does not verify over header.payload with the leaf certificate's key")
+        JWSError(.badSignature,
+                 "the ES256 signature does not verify over header.payload with the leaf certificate's key")
     }
 
-    /// SHA-256 of `message` into a stack buffer, then the table's ECDSA check.
-    static func verify(signature: [UInt8], over message: ArraySlice<UInt8>, with table: ES256KeyTable) -> Bool {
+    /// SHA-256 of `message` into a stack buffer (continuing from `prefix` when the message
+    /// starts with it), then the table's ECDSA check.
+    static func verify(
+        signature: [UInt8], over message: ArraySlice<UInt8>, with table: ES256KeyTable, prefix: SHA256Prefix? = nil
+    ) -> Bool {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-            var length: UInt32 = 0
-            let hashed = message.withUnsafeBytes { data in
+            var length: UInt32 = 32
+            let hashed = prefix?.digest(of: message, into: digest) == true || message.withUnsafeBytes { data in
                 EVP_Digest(data.baseAddress, data.count, digest.baseAddress, &length, EVP_sha256(), nil) == 1
             }
             guard hashed, length == 32 else {

@@ -81,7 +81,7 @@ public struct JWSVerifier: Sendable {
             let signature = try jws.signature()
             try known.chain.checkValidity(at: unixMs)
             try ES256.verify(signature: signature, over: jws.signingInput, by: known.chain.leaf,
-                             slot: known.chain.keyTable)
+                             slot: known.chain.keyTable, prefix: known.digestPrefix)
             return VerifiedJWS(algorithm: JOSEHeader.requiredAlgorithm, header: known.header, payload: jws.payload,
                                signingCertificate: known.chain.leaf.der)
         }
@@ -95,7 +95,9 @@ public struct JWSVerifier: Sendable {
                 certificate: .root)
         }
         let chain = try verifiedChain(leaf: certificates[0], intermediate: certificates[1], anchor: anchor, at: unixMs)
-        cache?.insert(VerifiedChainCache.KnownHeader(header: jws.header, chain: chain), for: jws.headerText)
+        cache?.insert(VerifiedChainCache.KnownHeader(header: jws.header, chain: chain,
+                                                     digestPrefix: SHA256Prefix(jws.headerText)),
+                      for: jws.headerText)
         try ES256.verify(signature: signature, over: jws.signingInput, by: chain.leaf, slot: chain.keyTable)
         return VerifiedJWS(algorithm: header.algorithm, header: jws.header, payload: jws.payload,
                            signingCertificate: chain.leaf.der)

@@ -55,10 +55,12 @@ final class VerifiedChainCache: Sendable {
         }
     }
 
-    /// A header that passed every header and chain check: its decoded JSON and its chain.
+    /// A header that passed every header and chain check: its decoded JSON, its chain, and
+    /// SHA-256 over its text's whole blocks (every token with this header starts with them).
     struct KnownHeader: Sendable {
         let header: [UInt8]
         let chain: VerifiedChain
+        let digestPrefix: SHA256Prefix?
     }
 
     private let capacity: Int
