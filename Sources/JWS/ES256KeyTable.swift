@@ -21,6 +21,8 @@ final class ES256KeyTable: @unchecked Sendable {
     private let curve: OpaquePointer
     /// P-256 with the key as its generator, and that generator's precomputed table.
     private let keyCurve: OpaquePointer
+    /// The group order n, for inverting s without BN_mod_inverse (see ``UInt256``).
+    private let orderLimbs: UInt256
 
     /// Builds the table for `publicKey` (an EVP_PKEY); nil if it is not a P-256 point or OpenSSL
     /// fails, and callers then verify through EVP as before.
@@ -30,8 +32,17 @@ final class ES256KeyTable: @unchecked Sendable {
             EC_GROUP_free(curve)
             return nil
         }
+        var orderBytes = [UInt8](repeating: 0, count: 32)
+        guard let order = EC_GROUP_get0_order(curve), BN_bn2binpad(order, &orderBytes, 32) == 32,
+              let orderLimbs = orderBytes.withUnsafeBytes({ UInt256(bigEndian: $0) }) else {
+            EC_GROUP_free(curve)
+            EC_GROUP_free(keyCurve)
+            _ = OpenSSLErrorQueue.drain()
+            return nil
+        }
         self.curve = curve
         self.keyCurve = keyCurve
+        self.orderLimbs = orderLimbs
         guard Self.makeGenerator(of: keyCurve, publicKey: publicKey) else {
             _ = OpenSSLErrorQueue.drain()
             return nil
@@ -87,7 +98,9 @@ final class ES256KeyTable: @unchecked Sendable {
         guard let keyTerm = EC_POINT_new(keyCurve) else { return false }
         defer { EC_POINT_free(keyTerm) }
         // w = s⁻¹, u1 = e·w, u2 = r·w (mod n); sum = u1·G + u2·Q; valid iff sum.x ≡ r (mod n).
-        let computed = BN_mod_inverse(w, s, order, context) != nil
+        guard let inverse = UInt256(bigEndian: UnsafeRawBufferPointer(rebasing: signature[32..<64]))?
+            .inverse(modulo: orderLimbs) else { return false }
+        let computed = inverse.bigEndianBytes.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, w) } != nil
             && BN_mod_mul(u1, e, w, order, context) == 1
             && BN_mod_mul(u2, r, w, order, context) == 1
             && EC_POINT_mul(curve, sum, u1, nil, nil, context) == 1
