@@ -129,14 +129,14 @@ extension FactsRecorder {
     static func bind(_ event: HistoryEvent, owner: Int64, to statement: some SQLStatement) {
         statement.bind(event.eventID, at: 1)
         statement.bind(owner, at: 2)
-        statement.bind(event.kind.rawValue, at: 3)
+        statement.bind(HistoryEventCodes.code(event.kind), at: 3)
         statement.bind(event.occurredAtMs, at: 4)
         statement.bind(event.productID, at: 5)
         statement.bind(event.transactionID, at: 6)
         statement.bind(event.originalTransactionID, at: 7)
         statement.bind(event.expiresAtMs, at: 8)
-        statement.bind(event.environment.rawValue, at: 9)
-        statement.bind(event.source.rawValue, at: 10)
+        statement.bind(HistoryEventCodes.code(event.environment), at: 9)
+        statement.bind(HistoryEventCodes.code(event.source), at: 10)
         statement.bind(event.appleNotificationType, at: 11)
     }
 }

@@ -1,7 +1,8 @@
 import Entitlements
 import SQLDatabase
 
-/// How a ``HistoryEvent`` maps to a `history_events` row.
+/// How a ``HistoryEvent`` maps to a `history_events` row (kind, environment and source as
+/// ``HistoryEventCodes``).
 extension HistoryEvent {
     /// Columns read by ``init(row:)``, from `history_events` aliased as `h`.
     static let selectColumns = """
@@ -13,14 +14,14 @@ extension HistoryEvent {
     init(row: some SQLStatement) {
         self.init(
             eventID: row.string(at: 0),
-            kind: Kind(rawValue: row.string(at: 1)) ?? .other,
+            kind: HistoryEventCodes.kind(row.int64(at: 1)),
             occurredAtMs: row.int64(at: 2),
             productID: row.string(at: 3),
             transactionID: row.string(at: 4),
             originalTransactionID: row.string(at: 5),
             expiresAtMs: row.int64(at: 6),
-            environment: Environment(rawValue: row.string(at: 7)) ?? .production,
-            source: Source(rawValue: row.string(at: 8)) ?? .receipt,
+            environment: HistoryEventCodes.environment(row.int64(at: 7)),
+            source: HistoryEventCodes.source(row.int64(at: 8)),
             appleNotificationType: row.string(at: 9))
     }
 }

@@ -227,5 +227,6 @@ enum Schema {
             ) WITHOUT ROWID;
             """),
         webhookOutboxMigration,
+        compactHistoryMigration,
     ])
 }

@@ -2,10 +2,11 @@
 import SQLite
 import XCTest
 
-/// Migration 9 dropped the (user, product, time) history index: ListHistory's product filter
-/// must still search one user's range of history_by_user_time, never scan the table.
+/// Migration 9 dropped the (user, product, time) history index, and migration 12 clustered
+/// history_events on (user, time, event id): ListHistory's product filter must still search one
+/// user's range of that key, never scan the table.
 final class HistoryIndexTests: StoreTestCase {
-    func testTheProductFilterSearchesTheUsersRangeOfTheTimeIndex() async throws {
+    func testTheProductFilterSearchesTheUsersRangeOfTheClusteredKey() async throws {
         try await openStore().close()
         let db = try Connection(path: databasePath)
         defer { db.close() }
@@ -14,7 +15,7 @@ final class HistoryIndexTests: StoreTestCase {
         let plan = try db.prepare("EXPLAIN QUERY PLAN " + StoreReaderSQL.productHistorySQL)
         var details: [String] = []
         while try plan.step() { details.append(plan.string(at: 3)) }
-        XCTAssertTrue(details.contains { $0.hasPrefix("SEARCH h USING INDEX history_by_user_time (user_rowid=?") },
+        XCTAssertTrue(details.contains { $0.hasPrefix("SEARCH h USING PRIMARY KEY (user_rowid=?") },
                       "\(details)")
         XCTAssertFalse(details.contains { $0.hasPrefix("SCAN h") }, "\(details)")
     }

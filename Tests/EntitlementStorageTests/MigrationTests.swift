@@ -9,9 +9,9 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 11)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 12)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 11)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 12)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
@@ -51,8 +51,12 @@ final class MigrationTests: StoreTestCase {
         let facts = try store.facts(userID: "alice")
         XCTAssertEqual(facts.transactions.map(\.transactionID), ["1000"])
         XCTAssertEqual(facts.renewalInfos["1000"]?.signedDateMs, 5)
-        XCTAssertEqual(try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil)
-            .events.map(\.eventID), ["purchase:1000"])
+        // Migration 12 turned the event's names into codes: it reads back as it was written.
+        XCTAssertEqual(try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil).events,
+                       [HistoryEvent(eventID: "purchase:1000", kind: .purchase, occurredAtMs: 1700000000000,
+                                     productID: "com.example.monthly", transactionID: "1000",
+                                     originalTransactionID: "1000", expiresAtMs: 1702592000000,
+                                     environment: .sandbox, source: .receipt)])
         let replay = try await store.write(Fixture.receipt("alice", [], sourceID: "r1"))
         XCTAssertTrue(replay.alreadyProcessed)
         // The rebuilt chains table takes owner-less chains, and still links to alice's.
@@ -65,7 +69,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 11)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 12)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -78,7 +82,7 @@ final class MigrationTests: StoreTestCase {
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
         XCTAssertEqual(error?.message, "database schema version 99 is newer than this entitlementd "
-                       + "knows (11): upgrade entitlementd or point --database elsewhere")
+                       + "knows (12): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

@@ -1,0 +1,62 @@
+import Entitlements
+
+/// The small integers history rows store for an event's kind, environment and source (issue 14
+/// goal 2: one byte each in SQLite instead of the names' 7 to 18).
+///
+/// The numbers are part of the on-disk format, written by both engines' migrations
+/// (`history_events_compact_codes`): never renumber one, give a new case the next number. A
+/// code this binary does not know reads as ``HistoryEvent/Kind/other`` (kind), production
+/// (environment) or receipt (source), as an unknown name did before.
+enum HistoryEventCodes {
+    static func code(_ kind: HistoryEvent.Kind) -> Int64 {
+        switch kind {
+        case .other: 0
+        case .purchase: 1
+        case .renewal: 2
+        case .expired: 3
+        case .refund: 4
+        case .revoke: 5
+        case .autoRenewDisabled: 6
+        case .autoRenewEnabled: 7
+        case .billingRetry: 8
+        case .gracePeriod: 9
+        case .billingRecovered: 10
+        case .productChange: 11
+        case .ownershipTransfer: 12
+        }
+    }
+
+    static func kind(_ code: Int64) -> HistoryEvent.Kind {
+        kindsByCode[code] ?? .other
+    }
+
+    static func code(_ environment: Environment) -> Int64 {
+        switch environment {
+        case .production: 0
+        case .sandbox: 1
+        }
+    }
+
+    static func environment(_ code: Int64) -> Environment {
+        code == 1 ? .sandbox : .production
+    }
+
+    static func code(_ source: HistoryEvent.Source) -> Int64 {
+        switch source {
+        case .receipt: 0
+        case .notificationV1: 1
+        case .notificationV2: 2
+        }
+    }
+
+    static func source(_ code: Int64) -> HistoryEvent.Source {
+        switch code {
+        case 1: .notificationV1
+        case 2: .notificationV2
+        default: .receipt
+        }
+    }
+
+    private static let kindsByCode = Dictionary(
+        uniqueKeysWithValues: HistoryEvent.Kind.allCases.map { (code($0), $0) })
+}

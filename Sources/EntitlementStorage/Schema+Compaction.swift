@@ -1,0 +1,73 @@
+import SQLite
+
+extension Schema {
+    /// Storage (issue 14 goal 2), for both event tables: kind, environment and source become the
+    /// small integers of ``HistoryEventCodes`` (a name no code matches becomes the code that
+    /// reads back as it did: other, production, receipt). history_events also becomes a WITHOUT
+    /// ROWID table clustered on (user_rowid, occurred_at_ms, event_id), the order ListHistory
+    /// pages in, so the table is its own time index: history_by_user_time and the rowid (never
+    /// read) go. Event ids stay unique through their own index (ON CONFLICT (event_id), and the
+    /// confirmations find events by id); occurred_at_ms never changes once written, so no
+    /// update moves a row. Tables are rebuilt as in migration 4 (create, copy, drop, rename).
+    static let compactHistoryMigration = Migration("history_events_compact_codes", sql: """
+        CREATE TABLE history_events_rebuilt (
+            event_id TEXT NOT NULL UNIQUE,
+            user_rowid INTEGER NOT NULL REFERENCES users(id),
+            kind INTEGER NOT NULL,
+            occurred_at_ms INTEGER NOT NULL,
+            product_id TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            expires_at_ms INTEGER NOT NULL,
+            environment INTEGER NOT NULL,
+            source INTEGER NOT NULL,
+            apple_notification_type TEXT NOT NULL,
+            PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
+        ) WITHOUT ROWID;
+        INSERT INTO history_events_rebuilt (
+            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
+            original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
+            SELECT event_id, user_rowid, \(kindCode), occurred_at_ms, product_id, transaction_id,
+                original_transaction_id, expires_at_ms, \(environmentCode), \(sourceCode),
+                apple_notification_type
+            FROM history_events;
+        DROP TABLE history_events;
+        ALTER TABLE history_events_rebuilt RENAME TO history_events;
+
+        CREATE TABLE pending_events_rebuilt (
+            event_id TEXT PRIMARY KEY,
+            chain_rowid INTEGER NOT NULL REFERENCES chains(id),
+            kind INTEGER NOT NULL,
+            occurred_at_ms INTEGER NOT NULL,
+            product_id TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            expires_at_ms INTEGER NOT NULL,
+            environment INTEGER NOT NULL,
+            source INTEGER NOT NULL,
+            apple_notification_type TEXT NOT NULL
+        ) WITHOUT ROWID;
+        INSERT INTO pending_events_rebuilt (
+            event_id, chain_rowid, kind, occurred_at_ms, product_id, transaction_id,
+            original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
+            SELECT event_id, chain_rowid, \(kindCode), occurred_at_ms, product_id, transaction_id,
+                original_transaction_id, expires_at_ms, \(environmentCode), \(sourceCode),
+                apple_notification_type
+            FROM pending_events;
+        DROP TABLE pending_events;
+        ALTER TABLE pending_events_rebuilt RENAME TO pending_events;
+        CREATE INDEX pending_events_by_chain ON pending_events(chain_rowid);
+        """)
+
+    /// The names of the text columns and the codes they become, as landed in the migration
+    /// (frozen with it; PostgresSchema's migration of the same name uses the same text).
+    static let kindCode = """
+        CASE kind WHEN 'purchase' THEN 1 WHEN 'renewal' THEN 2 WHEN 'expired' THEN 3
+            WHEN 'refund' THEN 4 WHEN 'revoke' THEN 5 WHEN 'auto_renew_disabled' THEN 6
+            WHEN 'auto_renew_enabled' THEN 7 WHEN 'billing_retry' THEN 8 WHEN 'grace_period' THEN 9
+            WHEN 'billing_recovered' THEN 10 WHEN 'product_change' THEN 11
+            WHEN 'ownership_transfer' THEN 12 ELSE 0 END
+        """
+    static let environmentCode = "CASE environment WHEN 'sandbox' THEN 1 ELSE 0 END"
+    static let sourceCode = "CASE source WHEN 'notification_v1' THEN 1 WHEN 'notification_v2' THEN 2 ELSE 0 END"
+}

@@ -1,0 +1,68 @@
+@testable import EntitlementStorage
+import Entitlements
+import PostgreSQL
+import Testing
+
+/// A PostgreSQL database written before migration 6 (history_events_compact_codes) keeps its
+/// history: the event tables' names become codes that read back as the same events.
+@Suite(.enabled(if: PostgresTestServer.url != nil, "ENTITLEMENTD_TEST_POSTGRES_URL is not set"))
+struct PostgresUpgradeTests {
+    @Test func eventsWrittenAsNamesReadBackAfterTheCodesMigration() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try db.execute("""
+                    CREATE TABLE schema_migrations (
+                        version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)
+                    """)
+                for (index, migration) in PostgresSchema.migrations.prefix(5).enumerated() {
+                    try db.execute(migration.sql)
+                    try db.execute("INSERT INTO schema_migrations VALUES (\(index + 1), '\(migration.name)', 1)")
+                }
+                try db.execute("""
+                    INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1);
+                    INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
+                        VALUES (1, '1000', 1, 1), (2, '2000', NULL, NULL);
+                    INSERT INTO history_events (event_id, user_rowid, kind, occurred_at_ms, product_id,
+                        transaction_id, original_transaction_id, expires_at_ms, environment, source,
+                        apple_notification_type)
+                        VALUES ('purchase:1000', 1, 'purchase', 10, 'p', '1000', '1000', 20, 'sandbox',
+                                'notification_v2', 'SUBSCRIBED'),
+                               ('billing_retry:1000:30', 1, 'billing_retry', 30, 'p', '1000', '1000', 20,
+                                'production', 'notification_v1', 'DID_FAIL_TO_RENEW'),
+                               ('x:1000', 1, 'not_a_kind', 40, 'p', '1000', '1000', 20, 'production', 'receipt', '');
+                    INSERT INTO pending_events (event_id, chain_rowid, kind, occurred_at_ms, product_id,
+                        transaction_id, original_transaction_id, expires_at_ms, environment, source,
+                        apple_notification_type)
+                        VALUES ('refund:2000', 2, 'refund', 50, 'p', '2000', '2000', 60, 'sandbox', 'receipt', '');
+                    """)
+            }
+            let store = try await PostgresTestServer.open(url)
+            store.start()
+            let events = try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil).events
+            await store.close()
+            #expect(events == [
+                HistoryEvent(eventID: "x:1000", kind: .other, occurredAtMs: 40, productID: "p",
+                             transactionID: "1000", originalTransactionID: "1000", expiresAtMs: 20,
+                             environment: .production, source: .receipt),
+                HistoryEvent(eventID: "billing_retry:1000:30", kind: .billingRetry, occurredAtMs: 30,
+                             productID: "p", transactionID: "1000", originalTransactionID: "1000",
+                             expiresAtMs: 20, environment: .production, source: .notificationV1,
+                             appleNotificationType: "DID_FAIL_TO_RENEW"),
+                HistoryEvent(eventID: "purchase:1000", kind: .purchase, occurredAtMs: 10, productID: "p",
+                             transactionID: "1000", originalTransactionID: "1000", expiresAtMs: 20,
+                             environment: .sandbox, source: .notificationV2, appleNotificationType: "SUBSCRIBED"),
+            ])
+            let pending = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                return [try db.scalarInt64("SELECT kind FROM pending_events"),
+                        try db.scalarInt64("SELECT environment FROM pending_events"),
+                        try db.scalarInt64("SELECT source FROM pending_events")]
+            }
+            #expect(pending == [HistoryEventCodes.code(.refund), HistoryEventCodes.code(.sandbox),
+                                HistoryEventCodes.code(.receipt)])
+        }
+    }
+}
