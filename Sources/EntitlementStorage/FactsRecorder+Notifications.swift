@@ -91,7 +91,7 @@ extension FactsRecorder {
                 WHERE (CAST(?3 AS BIGINT) IS NULL OR occurred_at_ms = ?3) AND event_id IN (\(ids))
                 """)
             update.bind(confirmation.appleNotificationType, at: 1)
-            update.bind(confirmation.kind.map(HistoryEventCodes.code), at: 2)
+            update.bind(confirmation.kind.map(StorageCodes.code), at: 2)
             update.bind(confirmation.occurredAtMs, at: 3)
             for (index, id) in confirmation.eventIDs.enumerated() { update.bind(id, at: Int32(index + 4)) }
             try update.execute()

@@ -58,7 +58,7 @@ extension FactsRecorder {
         insert.bind(transaction.webOrderLineItemID, at: 12)
         insert.bind(transaction.inAppOwnershipType, at: 13)
         insert.bind(transaction.appAccountToken, at: 14)
-        insert.bind(transaction.environment.rawValue, at: 15)
+        insert.bind(StorageCodes.code(transaction.environment), at: 15)
         insert.bind(transaction.declaredProductType?.rawValue, at: 16)
         try insert.execute()
     }
@@ -129,14 +129,14 @@ extension FactsRecorder {
     static func bind(_ event: HistoryEvent, owner: Int64, to statement: some SQLStatement) {
         statement.bind(event.eventID, at: 1)
         statement.bind(owner, at: 2)
-        statement.bind(HistoryEventCodes.code(event.kind), at: 3)
+        statement.bind(StorageCodes.code(event.kind), at: 3)
         statement.bind(event.occurredAtMs, at: 4)
         statement.bind(event.productID, at: 5)
         statement.bind(event.transactionID, at: 6)
         statement.bind(event.originalTransactionID, at: 7)
         statement.bind(event.expiresAtMs, at: 8)
-        statement.bind(HistoryEventCodes.code(event.environment), at: 9)
-        statement.bind(HistoryEventCodes.code(event.source), at: 10)
+        statement.bind(StorageCodes.code(event.environment), at: 9)
+        statement.bind(StorageCodes.code(event.source), at: 10)
         statement.bind(event.appleNotificationType, at: 11)
     }
 }

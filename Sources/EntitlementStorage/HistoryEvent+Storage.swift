@@ -2,7 +2,7 @@ import Entitlements
 import SQLDatabase
 
 /// How a ``HistoryEvent`` maps to a `history_events` row (kind, environment and source as
-/// ``HistoryEventCodes``).
+/// ``StorageCodes``).
 extension HistoryEvent {
     /// Columns read by ``init(row:)``, from `history_events` aliased as `h`.
     static let selectColumns = """
@@ -14,14 +14,14 @@ extension HistoryEvent {
     init(row: some SQLStatement) {
         self.init(
             eventID: row.string(at: 0),
-            kind: HistoryEventCodes.kind(row.int64(at: 1)),
+            kind: StorageCodes.kind(row.int64(at: 1)),
             occurredAtMs: row.int64(at: 2),
             productID: row.string(at: 3),
             transactionID: row.string(at: 4),
             originalTransactionID: row.string(at: 5),
             expiresAtMs: row.int64(at: 6),
-            environment: HistoryEventCodes.environment(row.int64(at: 7)),
-            source: HistoryEventCodes.source(row.int64(at: 8)),
+            environment: StorageCodes.environment(row.int64(at: 7)),
+            source: StorageCodes.source(row.int64(at: 8)),
             appleNotificationType: row.string(at: 9))
     }
 }

@@ -194,12 +194,15 @@ enum PostgresSchema {
             );
             """),
         // Issue 14 goal 2, as SQLite's migration of the same name: the event tables' kind,
-        // environment and source become HistoryEventCodes' integers (the same CASE text).
+        // environment and source become StorageCodes' integers (the same CASE text).
         ("history_events_compact_codes", ["history_events", "pending_events"].map { table in """
             ALTER TABLE \(table)
                 ALTER COLUMN kind TYPE BIGINT USING (\(Schema.kindCode)),
                 ALTER COLUMN environment TYPE BIGINT USING (\(Schema.environmentCode)),
                 ALTER COLUMN source TYPE BIGINT USING (\(Schema.sourceCode));
             """ }.joined(separator: "\n")),
+        ("transactions_environment_code", """
+            ALTER TABLE transactions ALTER COLUMN environment TYPE BIGINT USING (\(Schema.environmentCode));
+            """),
     ]
 }

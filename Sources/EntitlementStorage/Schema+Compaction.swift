@@ -2,7 +2,7 @@ import SQLite
 
 extension Schema {
     /// Storage (issue 14 goal 2), for both event tables: kind, environment and source become the
-    /// small integers of ``HistoryEventCodes`` (a name no code matches becomes the code that
+    /// small integers of ``StorageCodes`` (a name no code matches becomes the code that
     /// reads back as it did: other, production, receipt). history_events also becomes a WITHOUT
     /// ROWID table clustered on (user_rowid, occurred_at_ms, event_id), the order ListHistory
     /// pages in, so the table is its own time index: history_by_user_time and the rowid (never
@@ -57,6 +57,40 @@ extension Schema {
         DROP TABLE pending_events;
         ALTER TABLE pending_events_rebuilt RENAME TO pending_events;
         CREATE INDEX pending_events_by_chain ON pending_events(chain_rowid);
+        """)
+
+    /// Storage (issue 14 goal 2): a transaction's environment becomes its ``StorageCodes`` code
+    /// (1 byte in SQLite instead of 10). Rebuilt as above, keeping every row id.
+    static let transactionsEnvironmentMigration = Migration("transactions_environment_code", sql: """
+        CREATE TABLE transactions_rebuilt (
+            id INTEGER PRIMARY KEY,
+            transaction_id TEXT NOT NULL UNIQUE,
+            chain_rowid INTEGER NOT NULL REFERENCES chains(id),
+            product_id TEXT NOT NULL,
+            purchase_date_ms INTEGER NOT NULL,
+            original_purchase_date_ms INTEGER NOT NULL,
+            expires_date_ms INTEGER,
+            cancellation_date_ms INTEGER,
+            is_trial_period INTEGER NOT NULL,
+            is_in_intro_offer_period INTEGER NOT NULL,
+            is_upgraded INTEGER NOT NULL,
+            subscription_group_identifier TEXT,
+            web_order_line_item_id TEXT,
+            in_app_ownership_type TEXT,
+            app_account_token TEXT,
+            environment INTEGER NOT NULL,
+            declared_product_type TEXT
+        );
+        INSERT INTO transactions_rebuilt
+            SELECT id, transaction_id, chain_rowid, product_id, purchase_date_ms,
+                original_purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
+                is_in_intro_offer_period, is_upgraded, subscription_group_identifier,
+                web_order_line_item_id, in_app_ownership_type, app_account_token,
+                \(environmentCode), declared_product_type
+            FROM transactions ORDER BY id;
+        DROP TABLE transactions;
+        ALTER TABLE transactions_rebuilt RENAME TO transactions;
+        CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
         """)
 
     /// The names of the text columns and the codes they become, as landed in the migration

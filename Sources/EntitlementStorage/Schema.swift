@@ -228,5 +228,6 @@ enum Schema {
             """),
         webhookOutboxMigration,
         compactHistoryMigration,
+        transactionsEnvironmentMigration,
     ])
 }

@@ -1,7 +1,8 @@
 import Entitlements
 import SQLDatabase
 
-/// How a ``Transaction`` maps to a `transactions` row joined with its chain.
+/// How a ``Transaction`` maps to a `transactions` row joined with its chain (the environment as
+/// a ``StorageCodes`` code).
 extension Transaction {
     /// Columns read by ``init(row:)``, in order; the query must alias transactions as `t` and
     /// chains as `c`.
@@ -30,7 +31,7 @@ extension Transaction {
             webOrderLineItemID: row.optionalString(at: 11),
             inAppOwnershipType: row.optionalString(at: 12),
             appAccountToken: row.optionalString(at: 13),
-            environment: Environment(rawValue: row.string(at: 14)) ?? .production,
+            environment: StorageCodes.environment(row.int64(at: 14)),
             declaredProductType: row.optionalString(at: 15).flatMap(ProductType.init(rawValue:)))
     }
 }

@@ -3,11 +3,12 @@ import Entitlements
 import PostgreSQL
 import Testing
 
-/// A PostgreSQL database written before migration 6 (history_events_compact_codes) keeps its
-/// history: the event tables' names become codes that read back as the same events.
+/// A PostgreSQL database written before migrations 6 and 7 (history_events_compact_codes,
+/// transactions_environment_code) keeps its history and facts: the names become codes that
+/// read back as the same events and transactions.
 @Suite(.enabled(if: PostgresTestServer.url != nil, "ENTITLEMENTD_TEST_POSTGRES_URL is not set"))
 struct PostgresUpgradeTests {
-    @Test func eventsWrittenAsNamesReadBackAfterTheCodesMigration() async throws {
+    @Test func eventsAndTransactionsWrittenAsNamesReadBackAfterTheCodesMigrations() async throws {
         try await PostgresTestServer.withDatabase { url in
             try await PostgresTestServer.offPool {
                 let db = try PostgreSQL.Connection(url: url)
@@ -24,6 +25,10 @@ struct PostgresUpgradeTests {
                     INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1);
                     INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
                         VALUES (1, '1000', 1, 1), (2, '2000', NULL, NULL);
+                    INSERT INTO transactions (transaction_id, chain_rowid, product_id, purchase_date_ms,
+                        original_purchase_date_ms, is_trial_period, is_in_intro_offer_period, is_upgraded,
+                        environment)
+                        VALUES ('1000', 1, 'p', 10, 10, 0, 0, 0, 'sandbox'), ('1001', 1, 'p', 20, 10, 0, 0, 0, 'production');
                     INSERT INTO history_events (event_id, user_rowid, kind, occurred_at_ms, product_id,
                         transaction_id, original_transaction_id, expires_at_ms, environment, source,
                         apple_notification_type)
@@ -41,7 +46,10 @@ struct PostgresUpgradeTests {
             let store = try await PostgresTestServer.open(url)
             store.start()
             let events = try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil).events
+            let facts = try store.facts(userID: "alice")
             await store.close()
+            #expect(facts.transactions.sorted { $0.transactionID < $1.transactionID }.map(\.environment)
+                        == [.sandbox, .production])
             #expect(events == [
                 HistoryEvent(eventID: "x:1000", kind: .other, occurredAtMs: 40, productID: "p",
                              transactionID: "1000", originalTransactionID: "1000", expiresAtMs: 20,
@@ -61,8 +69,8 @@ struct PostgresUpgradeTests {
                         try db.scalarInt64("SELECT environment FROM pending_events"),
                         try db.scalarInt64("SELECT source FROM pending_events")]
             }
-            #expect(pending == [HistoryEventCodes.code(.refund), HistoryEventCodes.code(.sandbox),
-                                HistoryEventCodes.code(.receipt)])
+            #expect(pending == [StorageCodes.code(.refund), StorageCodes.code(.sandbox),
+                                StorageCodes.code(.receipt)])
         }
     }
 }

@@ -9,9 +9,9 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 12)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 13)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 12)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 13)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
@@ -50,6 +50,7 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         let facts = try store.facts(userID: "alice")
         XCTAssertEqual(facts.transactions.map(\.transactionID), ["1000"])
+        XCTAssertEqual(facts.transactions.map(\.environment), [.sandbox], "migration 13's code reads back")
         XCTAssertEqual(facts.renewalInfos["1000"]?.signedDateMs, 5)
         // Migration 12 turned the event's names into codes: it reads back as it was written.
         XCTAssertEqual(try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil).events,
@@ -69,7 +70,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 12)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 13)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -82,7 +83,7 @@ final class MigrationTests: StoreTestCase {
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
         XCTAssertEqual(error?.message, "database schema version 99 is newer than this entitlementd "
-                       + "knows (12): upgrade entitlementd or point --database elsewhere")
+                       + "knows (13): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

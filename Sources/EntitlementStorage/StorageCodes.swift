@@ -1,13 +1,15 @@
 import Entitlements
 
-/// The small integers history rows store for an event's kind, environment and source (issue 14
-/// goal 2: one byte each in SQLite instead of the names' 7 to 18).
+/// The small integers rows store for a closed vocabulary (issue 14 goal 2: one byte each in
+/// SQLite instead of the names' 7 to 18): an event's kind, environment and source, and a
+/// transaction's environment.
 ///
 /// The numbers are part of the on-disk format, written by both engines' migrations
-/// (`history_events_compact_codes`): never renumber one, give a new case the next number. A
+/// (`history_events_compact_codes`, `transactions_environment_code`): never renumber one, give
+/// a new case the next number. A
 /// code this binary does not know reads as ``HistoryEvent/Kind/other`` (kind), production
 /// (environment) or receipt (source), as an unknown name did before.
-enum HistoryEventCodes {
+enum StorageCodes {
     static func code(_ kind: HistoryEvent.Kind) -> Int64 {
         switch kind {
         case .other: 0
