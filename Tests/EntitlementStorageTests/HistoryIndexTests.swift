@@ -19,4 +19,18 @@ final class HistoryIndexTests: StoreTestCase {
                       "\(details)")
         XCTAssertFalse(details.contains { $0.hasPrefix("SCAN h") }, "\(details)")
     }
+
+    /// A page without a filter is a range of the clustered key read in its order: no sort.
+    func testAPageIsARangeOfTheClusteredKeyWithoutASort() async throws {
+        try await openStore().close()
+        let db = try Connection(path: databasePath)
+        defer { db.close() }
+        let plan = try db.prepare("EXPLAIN QUERY PLAN " + StoreReaderSQL.historySQL)
+        var details: [String] = []
+        while try plan.step() { details.append(plan.string(at: 3)) }
+        XCTAssertTrue(details.contains {
+            $0.hasPrefix("SEARCH h USING PRIMARY KEY (user_rowid=? AND (occurred_at_ms,event_id)<(?,?))")
+        }, "\(details)")
+        XCTAssertFalse(details.contains { $0.contains("TEMP B-TREE") }, "\(details)")
+    }
 }
