@@ -28,7 +28,8 @@ struct PostgresUpgradeTests {
                     INSERT INTO transactions (transaction_id, chain_rowid, product_id, purchase_date_ms,
                         original_purchase_date_ms, is_trial_period, is_in_intro_offer_period, is_upgraded,
                         environment)
-                        VALUES ('1000', 1, 'p', 10, 10, 0, 0, 0, 'sandbox'), ('1001', 1, 'p', 20, 10, 0, 0, 0, 'production');
+                        VALUES ('1000', 1, 'p', 10, 10, 0, 0, 0, 'sandbox'),
+                               ('1001', 1, 'p', 20, 10, 0, 0, 0, 'production');
                     INSERT INTO history_events (event_id, user_rowid, kind, occurred_at_ms, product_id,
                         transaction_id, original_transaction_id, expires_at_ms, environment, source,
                         apple_notification_type)
