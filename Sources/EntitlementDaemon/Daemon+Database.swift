@@ -1,4 +1,5 @@
 import EntitlementStorage
+import HTTPCore
 import ServiceRuntime
 
 /// Opening the store `--database` names: a SQLite file, or PostgreSQL for replicas.
@@ -10,9 +11,14 @@ extension Daemon {
         do {
             let poolSize = try DaemonFlags.databasePoolSize(flags)
             let logger = self.logger
-            let store = try location.open(configuration: configuration, poolSize: poolSize) { error in
-                logger.warning("PostgreSQL LISTEN connection dropped: cleared the facts cache, reconnecting",
-                               [("error", error)])
+            let store = try location.open(configuration: configuration, poolSize: poolSize) { readiness in
+                switch readiness {
+                case let .unavailable(reason):
+                    logger.warning("PostgreSQL LISTEN connection dropped: cleared the facts cache, reconnecting; "
+                                   + "/healthz answers 503 until it is back", [("error", reason)])
+                case .ready:
+                    logger.info("PostgreSQL LISTEN connection restored: /healthz answers 200 again")
+                }
             }
             if case .postgres = location {
                 logger.info("store: PostgreSQL", [("database", location.redacted), ("pool_size", String(poolSize))])
@@ -21,6 +27,18 @@ extension Daemon {
         } catch {
             logger.error("cannot open the database", [("database", location.redacted), ("error", "\(error)")])
             return nil
+        }
+    }
+
+    /// `GET /healthz`: 200 `ok` while the store can serve, else 503 with the reason, so a load
+    /// balancer (haproxy's checks) takes a replica out that cannot reach its database or hear
+    /// the other replicas' writes, and puts it back when it recovers.
+    static func healthzHandler(_ store: any StoreBackend) -> HTTPRouter.Handler {
+        { _, writer in
+            switch store.readiness {
+            case .ready: writer.respond(.text(200, "ok"))
+            case let .unavailable(reason): writer.respond(.text(503, "unavailable: \(reason)\n"))
+            }
         }
     }
 }

@@ -14,6 +14,13 @@ import Synchronization
 /// (a read between the drop and the new LISTEN may have cached what changed meanwhile), then
 /// announces the newest sequence so observers catch up. Its own replica's notifications are
 /// skipped: the writer already invalidated and announced before answering.
+///
+/// While the connection is down the replica is ``StoreReadiness/unavailable(reason:)``: it
+/// cannot hear the others' writes (its cache is cleared every attempt, so reads go to a
+/// database it likely cannot reach either), and the listener is the one connection always open
+/// and watched, retried every 250 ms, so "connected" means "the database answers now". Its
+/// connection has TCP keepalives (``PostgreSQL/ConnectionURL/detectingDeadPeers()``), so a
+/// database host that vanishes without closing the socket is noticed in about ten seconds.
 final class ChangeListener: @unchecked Sendable {
     static let usersChannel = "entitlementd_users"
     static let changesChannel = "entitlementd_changes"
@@ -25,24 +32,30 @@ final class ChangeListener: @unchecked Sendable {
     private let cache: FactsCache
     private let announce: @Sendable (Int64) -> Void
     private let latestSequence: @Sendable () -> Int64?
-    private let onDrop: (@Sendable (String) -> Void)?
+    private let onChange: (@Sendable (StoreReadiness) -> Void)?
+    private let state = Locked(StoreReadiness.ready)
     private let stopped = Atomic<Bool>(false)
     private let finished = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Connects and LISTENs now (so the store serves coherent reads from its first one); the
-    /// thread starts with ``start()``. `onDrop` is told (with a message without the password)
-    /// when the connection dropped.
+    /// thread starts with ``start()``. `onChange` is told (with reasons without the password)
+    /// when the connection dropped and when it listens again.
     init(url: ConnectionURL, replicaID: String, cache: FactsCache, announce: @escaping @Sendable (Int64) -> Void,
-         latestSequence: @escaping @Sendable () -> Int64?, onDrop: (@Sendable (String) -> Void)?) throws {
+         latestSequence: @escaping @Sendable () -> Int64?,
+         onChange: (@Sendable (StoreReadiness) -> Void)?) throws {
         self.replicaID = replicaID
         self.cache = cache
         self.announce = announce
         self.latestSequence = latestSequence
-        self.onDrop = onDrop
-        connection = try PostgreSQL.Connection(url: url)
+        self.onChange = onChange
+        let named = url["application_name"] == nil ? url.setting("application_name", to: "entitlementd-listener") : url
+        connection = try PostgreSQL.Connection(url: named.detectingDeadPeers())
         try connection.listen(Self.usersChannel)
         try connection.listen(Self.changesChannel)
     }
+
+    /// `.unavailable` from the moment the connection dropped until it listens again.
+    var readiness: StoreReadiness { state.withLock { $0 } }
 
     func start() {
         ServiceThread.detach { self.run() }
@@ -74,6 +87,7 @@ final class ChangeListener: @unchecked Sendable {
                     try connection.execute("SELECT 1")
                     connected = true
                     cache.invalidateAll()
+                    report(.ready)
                     if let latest = latestSequence() { announce(latest) }
                 }
                 for (channel, payload) in try connection.waitForNotifications(timeoutMs: 250) {
@@ -81,7 +95,9 @@ final class ChangeListener: @unchecked Sendable {
                 }
             } catch {
                 cache.invalidateAll()
-                if connected { onDrop?(String(describing: error)) }
+                report(.unavailable(reason: connected
+                    ? "the PostgreSQL LISTEN connection dropped, reconnecting: \(error)"
+                    : "cannot reach PostgreSQL to LISTEN again, retrying every 250 ms: \(error)"))
                 connected = false
                 Self.sleep(milliseconds: 250)
             }
@@ -93,6 +109,16 @@ final class ChangeListener: @unchecked Sendable {
             return state.waiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Records `readiness` (the newest reason while down) and tells the owner when the
+    /// connection went down or came back, not on every failed retry.
+    private func report(_ readiness: StoreReadiness) {
+        let changed = state.withLock { current in
+            defer { current = readiness }
+            return (current == .ready) != (readiness == .ready)
+        }
+        if changed { onChange?(readiness) }
     }
 
     func receive(channel: String, payload: String) {

@@ -31,9 +31,10 @@ public final class PostgresEntitlementStore: EntitlementRepository {
     ///
     /// Throws ``StoreError`` (never with the password in its message): `.schemaTooNew` when a
     /// newer entitlementd migrated the database, `.storageFailure` when it cannot be reached.
-    /// `onListenerDrop` is told when the LISTEN connection dropped (the cache was cleared).
+    /// `onListenerChange` is told when the LISTEN connection dropped (the cache was cleared and
+    /// ``readiness`` turned unavailable) and when it listens again.
     public init(url: String, poolSize: Int = defaultPoolSize, configuration: EntitlementStore.Configuration,
-                onListenerDrop: (@Sendable (String) -> Void)? = nil) throws {
+                onListenerChange: (@Sendable (StoreReadiness) -> Void)? = nil) throws {
         let parsed: ConnectionURL
         do {
             parsed = try ConnectionURL(url)
@@ -64,7 +65,7 @@ public final class PostgresEntitlementStore: EntitlementRepository {
                 url: parsed, replicaID: replicaID, cache: core.cache,
                 announce: { core.announceChanges(through: $0) },
                 latestSequence: { try? core.changeLogBounds().latest },
-                onDrop: onListenerDrop)
+                onChange: onListenerChange)
         } catch {
             throw StoreError.storage(error, what)
         }
@@ -100,6 +101,11 @@ public final class PostgresEntitlementStore: EntitlementRepository {
         await core.close()
         await listener.stop()
     }
+
+    /// Unavailable while the LISTEN connection is down: this replica cannot hear the others'
+    /// writes, and the listener failing to reconnect is how it learns the database is out of
+    /// reach (see ``ChangeListener``). What `/healthz` answers, so haproxy takes the replica out.
+    public var readiness: StoreReadiness { listener.readiness }
 
     /// Whether this replica's writer runs the timed work (time-driven changes at their instant,
     /// retention pruning); on by default, and the daemon gives it to the singleton lease holder.

@@ -6,6 +6,8 @@ import PostgreSQL
 /// ``PostgresEntitlementStore`` conform; the service above sees only the port's protocols.
 public protocol StoreBackend: EntitlementRepository, EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox,
     ReconciliationProgress, TransactionHistoryRevisions, AnyObject {
+    /// Whether calls can be served now; cheap, read by every `/healthz`.
+    var readiness: StoreReadiness { get }
     /// What the writer has committed so far; cheap, for metrics.
     var statistics: StoreStatistics { get }
     /// Starts the store's threads; later calls do nothing.
@@ -18,7 +20,10 @@ public protocol StoreBackend: EntitlementRepository, EntitlementChangeLog, Entit
     func setSingletonDuties(active: Bool)
 }
 
-extension EntitlementStore: StoreBackend {}
+extension EntitlementStore: StoreBackend {
+    /// Always ready: the file is local, and its faults fail the calls that meet them.
+    public var readiness: StoreReadiness { .ready }
+}
 extension PostgresEntitlementStore: StoreBackend {}
 
 /// What `--database` names: a SQLite file path, or a PostgreSQL URL.
@@ -48,15 +53,15 @@ public enum StoreLocation: Sendable, Equatable {
     }
 
     /// Opens (creating, migrating) the store. `poolSize` bounds PostgreSQL's read connections;
-    /// `onListenerDrop` is told when PostgreSQL's LISTEN connection dropped.
+    /// `onListenerChange` is told when PostgreSQL's LISTEN connection dropped or came back.
     public func open(configuration: EntitlementStore.Configuration, poolSize: Int,
-                     onListenerDrop: (@Sendable (String) -> Void)? = nil) throws -> any StoreBackend {
+                     onListenerChange: (@Sendable (StoreReadiness) -> Void)? = nil) throws -> any StoreBackend {
         switch self {
         case let .sqlite(path):
             return try EntitlementStore(path: path, configuration: configuration)
         case let .postgres(url):
             return try PostgresEntitlementStore(url: url, poolSize: poolSize, configuration: configuration,
-                                                onListenerDrop: onListenerDrop)
+                                                onListenerChange: onListenerChange)
         }
     }
 }

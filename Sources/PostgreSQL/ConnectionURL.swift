@@ -72,6 +72,22 @@ public struct ConnectionURL: Sendable, Equatable, CustomStringConvertible {
         return copy
     }
 
+    /// A copy whose connections notice a dead peer in about ten seconds rather than the
+    /// system's two hours: TCP keepalives and a user timeout on both ends (client side through
+    /// libpq's settings; server side through session settings in `options`, so the server also
+    /// ends the session of a client that vanished), and a 5 s connect timeout so a retry against
+    /// an unreachable host fails rather than hangs. For long-lived connections that are often
+    /// idle: a lease, a LISTEN.
+    public func detectingDeadPeers() -> ConnectionURL {
+        let serverSide = "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"
+            + " -c tcp_user_timeout=10000"
+        let options = [self["options"], serverSide].compactMap { $0 }.joined(separator: " ")
+        return setting("keepalives", to: "1").setting("keepalives_idle", to: "5")
+            .setting("keepalives_interval", to: "2").setting("keepalives_count", to: "3")
+            .setting("tcp_user_timeout", to: "10000").setting("connect_timeout", to: "5")
+            .setting("options", to: options)
+    }
+
     /// The URL for logs: user, host, port, database and other settings, with `***` for a password.
     public var redacted: String {
         var text = "postgresql://"

@@ -77,20 +77,11 @@ public final class SingletonLease: Sendable {
         if started.load(ordering: .acquiring) { await stopped.wait() }
     }
 
-    /// The URL of the lease's own connection: the caller's, plus keepalives on both ends so a
-    /// dead peer is noticed in seconds rather than the system's two hours. Client side through
-    /// libpq's settings; server side through session settings passed in `options`, so the
-    /// server drops a vanished holder's session (and its lock) without waiting for the kernel.
+    /// The URL of the lease's own connection: the caller's, plus keepalives on both ends
+    /// (``ConnectionURL/detectingDeadPeers()``), so the server drops a vanished holder's
+    /// session (and its lock) without waiting for the kernel, and a holder notices in seconds.
     public static func leaseURL(_ url: ConnectionURL) -> ConnectionURL {
-        let serverSide = "-c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"
-            + " -c tcp_user_timeout=10000"
-        let options = [url["options"], serverSide].compactMap { $0 }.joined(separator: " ")
-        return url
-            .setting("keepalives", to: "1").setting("keepalives_idle", to: "5")
-            .setting("keepalives_interval", to: "2").setting("keepalives_count", to: "3")
-            .setting("tcp_user_timeout", to: "10000").setting("connect_timeout", to: "5")
-            .setting("options", to: options)
-            .setting("application_name", to: url["application_name"] ?? "singleton-lease")
+        url.detectingDeadPeers().setting("application_name", to: url["application_name"] ?? "singleton-lease")
     }
 
     private func loop() {

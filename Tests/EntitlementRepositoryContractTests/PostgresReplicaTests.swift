@@ -202,7 +202,9 @@ struct PostgresReconnectTests {
     @Test func terminatedSessionsReconnectAndInvalidationResumes() async throws {
         try await PostgresTestServer.withDatabase { url in
             let drops = CommittedSequences()
-            let a = try await PostgresTestServer.open(url, poolSize: 2, onListenerDrop: { _ in drops.record(1) })
+            let a = try await PostgresTestServer.open(url, poolSize: 2, onListenerChange: {
+                if case .unavailable = $0 { drops.record(1) }
+            })
             let b = try await PostgresTestServer.open(url, poolSize: 2)
             a.start()
             b.start()

@@ -29,10 +29,11 @@ enum PostgresTestServer {
     /// Opens a store off the cooperative pool (see ``offPool(_:)``).
     static func open(_ url: String, poolSize: Int = PostgresEntitlementStore.defaultPoolSize,
                      configuration: EntitlementStore.Configuration = .init(),
-                     onListenerDrop: (@Sendable (String) -> Void)? = nil) async throws -> PostgresEntitlementStore {
+                     onListenerChange: (@Sendable (StoreReadiness) -> Void)? = nil
+    ) async throws -> PostgresEntitlementStore {
         try await offPool {
             try PostgresEntitlementStore(url: url, poolSize: poolSize, configuration: configuration,
-                                         onListenerDrop: onListenerDrop)
+                                         onListenerChange: onListenerChange)
         }
     }
 
