@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "SQLDatabase"),
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLDatabase"]),
         // libpq: sessions, statements, LISTEN/NOTIFY, advisory locks and the singleton lease.
-        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "SQLDatabase", "ServiceRuntime"]),
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "SQLDatabase"]),
 
         // libcurl: the client for Apple's endpoints (one multi handle on its own thread).
         .target(name: "HTTPClient", dependencies: ["CCurl", "ServiceRuntime"]),
@@ -89,7 +89,7 @@ let package = Package(
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
-                               "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks", "PostgreSQL"]),
+                               "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementDaemonTests",
             dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts",
-                           "PostgreSQL"]),
+                           "EntitlementStorage"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",

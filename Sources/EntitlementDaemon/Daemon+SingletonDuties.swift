@@ -1,5 +1,4 @@
 import EntitlementStorage
-import PostgreSQL
 import ServiceRuntime
 import Synchronization
 import Webhooks
@@ -66,18 +65,9 @@ extension Daemon {
         return singleton
     }
 
-    /// The lease for a PostgreSQL `--database`, reporting to `duties`; nil for a SQLite file,
-    /// whose one process holds the duties from startup.
-    ///
-    /// Its connection is named `entitlementd-lease` in `pg_stat_activity` (unless the URL names
-    /// one), which is how an operator finds the holder: the backend holding the advisory lock.
-    func makeSingletonLease(feeding duties: SingletonDuties) -> SingletonLease? {
-        let database = flags.string("database")!
-        guard ConnectionURL.isPostgreSQL(database) else { return nil }
-        guard let url = try? ConnectionURL(database) else {
-            preconditionFailure("the store opened --database, so libpq can read it")
-        }
-        let named = url["application_name"] == nil ? url.setting("application_name", to: "entitlementd-lease") : url
-        return SingletonLease(configuration: .init(url: named), onChange: duties.leaseChanged)
+    /// The store's lease, reporting to `duties`; nil for a SQLite file, whose one process
+    /// holds the duties from startup.
+    func makeSingletonLease(store: any StoreBackend, feeding duties: SingletonDuties) -> SingletonLease? {
+        store.makeSingletonLease(onChange: duties.leaseChanged)
     }
 }

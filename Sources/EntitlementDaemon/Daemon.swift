@@ -290,7 +290,7 @@ final class Daemon {
         let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
         // Reconciliation, webhook delivery and the store's timed work run where the lease is.
         let singleton = makeSingletonDuties(store: store)
-        let lease = makeSingletonLease(feeding: singleton)
+        let lease = makeSingletonLease(store: store, feeding: singleton)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await store.run() }
             group.addTask { await singleton.run() }

@@ -1,6 +1,5 @@
 import EntitlementStorage
 import Foundation
-import PostgreSQL
 import ServiceRuntime
 
 /// `entitlementd migrate-store --from PATH.sqlite --to postgres://...`: moves a SQLite store to
@@ -52,10 +51,10 @@ enum MigrateStoreCommand {
         guard let from = values["from"], let to = values["to"] else {
             throw FlagError("migrate-store needs --from PATH.sqlite and --to postgresql://...")
         }
-        guard ConnectionURL.isPostgreSQL(to) else {
+        guard case .postgres = StoreLocation(to) else {
             throw FlagError("migrate-store: --to must be a postgres:// or postgresql:// URL")
         }
-        guard !ConnectionURL.isPostgreSQL(from) else {
+        guard case .sqlite = StoreLocation(from) else {
             throw FlagError("migrate-store: --from is the SQLite file to copy (a path), not a URL")
         }
         return Arguments(from: from, to: to)
@@ -63,14 +62,19 @@ enum MigrateStoreCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let parsed: Arguments
-        let url: ConnectionURL
+        let target: StoreLocation
         do {
             guard let arguments = try parse(arguments) else {
                 print(usage)
                 return 0
             }
             parsed = arguments
-            url = try ConnectionURL(arguments.to)
+            target = StoreLocation(arguments.to)
+            do {
+                try target.validate()
+            } catch {
+                throw FlagError("migrate-store: --to: \(error.message)")
+            }
         } catch {
             FileHandle.standardError.write(Data("entitlementd: \(error)\n\n\(usage)\n".utf8))
             return 2
@@ -80,17 +84,17 @@ enum MigrateStoreCommand {
                 "entitlementd: migrate-store: no SQLite store at \(parsed.from): pass the --database file\n".utf8))
             return 2
         }
-        print("migrating \(parsed.from) to \(url.redacted)")
+        print("migrating \(parsed.from) to \(target.redacted)")
         do {
-            let counts = try StoreMigration.copy(sqlitePath: parsed.from, to: url, nowMs: WallClock.unixMilliseconds(),
-                                                 progress: { print($0) })
+            let counts = try StoreMigration.copy(sqlitePath: parsed.from, to: parsed.to,
+                                                 nowMs: WallClock.unixMilliseconds(), progress: { print($0) })
             let width = counts.map(\.table.count).max() ?? 0
             print("verified row counts (SQLite = PostgreSQL):")
             for count in counts {
                 print("  " + count.table.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count.rows)")
             }
             print("migrated \(counts.reduce(0) { $0 + $1.rows }) rows in \(counts.count) tables; "
-                  + "start entitlementd with --database \(url.redacted)")
+                  + "start entitlementd with --database \(target.redacted)")
             return 0
         } catch {
             FileHandle.standardError.write(Data("entitlementd: migrate-store: \(error)\n".utf8))

@@ -1,4 +1,4 @@
-import PostgreSQL
+import EntitlementStorage
 import ServiceRuntime
 import Synchronization
 

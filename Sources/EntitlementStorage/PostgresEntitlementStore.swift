@@ -24,6 +24,8 @@ public final class PostgresEntitlementStore: EntitlementRepository {
 
     /// Where the database is, without the password (for logs).
     public let redactedURL: String
+    /// For the connections of its own the singleton lease opens (PostgresEntitlementStore+Lease).
+    let url: ConnectionURL
     let core: StoreCore<PostgreSQL.Connection>
     private let listener: ChangeListener
     /// Connects to `url` (`postgres://` or `postgresql://`, libpq conninfo semantics), migrates
@@ -42,6 +44,7 @@ public final class PostgresEntitlementStore: EntitlementRepository {
             throw StoreError(code: .storageFailure, message: "\(error)", cause: error)
         }
         redactedURL = parsed.redacted
+        self.url = parsed
         let what = "opening the PostgreSQL database at \(parsed.redacted)"
         let db: PostgreSQL.Connection
         do {

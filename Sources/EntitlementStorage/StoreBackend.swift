@@ -18,11 +18,20 @@ public protocol StoreBackend: EntitlementRepository, EntitlementChangeLog, Entit
     func close() async
     /// Whether this process runs the writer's timed work (due changes, pruning, the baseline).
     func setSingletonDuties(active: Bool)
+    /// The lease deciding which of the processes sharing this store runs the singleton duties,
+    /// reporting to `onChange` from its thread; nil when the store has one process (SQLite),
+    /// which holds the duties from startup.
+    func makeSingletonLease(onChange: @escaping @Sendable (SingletonLease.Change) -> Void) -> SingletonLease?
 }
 
 extension EntitlementStore: StoreBackend {
     /// Always ready: the file is local, and its faults fail the calls that meet them.
     public var readiness: StoreReadiness { .ready }
+
+    /// None: one process owns the file.
+    public func makeSingletonLease(onChange: @escaping @Sendable (SingletonLease.Change) -> Void) -> SingletonLease? {
+        nil
+    }
 }
 extension PostgresEntitlementStore: StoreBackend {}
 
@@ -39,6 +48,17 @@ public enum StoreLocation: Sendable, Equatable {
             self = .postgres(url: database)
         } else {
             self = .sqlite(path: database)
+        }
+    }
+
+    /// Throws, with a message that never shows the password, when a PostgreSQL URL is one
+    /// libpq cannot read; a path is not checked here (opening it says what is wrong).
+    public func validate() throws(StoreError) {
+        guard case let .postgres(url) = self else { return }
+        do {
+            _ = try ConnectionURL(url)
+        } catch {
+            throw StoreError(code: .storageFailure, message: "\(error)")
         }
     }
 

@@ -1,5 +1,5 @@
 @testable import EntitlementDaemon
-import PostgreSQL
+import EntitlementStorage
 import ServiceRuntime
 import Synchronization
 import Testing

@@ -50,4 +50,14 @@ struct ConnectionURLTests {
             }
         }
     }
+
+    @Test func detectingDeadPeersSetsKeepalivesOnBothEndsAndKeepsTheRest() throws {
+        let url = try ConnectionURL("postgresql://u:p@h/db?options=-c%20search_path%3Dx&application_name=a")
+        let alive = url.detectingDeadPeers()
+        #expect(alive["keepalives"] == "1" && alive["keepalives_idle"] == "5" && alive["keepalives_count"] == "3")
+        #expect(alive["tcp_user_timeout"] == "10000" && alive["connect_timeout"] == "5")
+        #expect(alive["options"] == "-c search_path=x -c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 "
+                + "-c tcp_keepalives_count=3 -c tcp_user_timeout=10000")
+        #expect(alive["password"] == "p" && alive["dbname"] == "db" && alive["application_name"] == "a")
+    }
 }

@@ -1,3 +1,4 @@
+import PostgreSQL
 import ServiceRuntime
 import Synchronization
 
@@ -13,7 +14,10 @@ import Synchronization
 /// ``Change/lost(reason:)`` when it broke, since a new session holds nothing; it stops its
 /// duties then, at about the time the server frees the lock for the others.
 ///
-/// It runs on its own thread: libpq blocks. Callbacks come from that thread, in order.
+/// It runs on its own thread: libpq blocks. Callbacks come from that thread, in order. The
+/// PostgreSQL gateway offers only the lock itself (``PostgreSQL/Connection/tryAdvisoryLock(_:)``);
+/// the retrying, the session check and the duties' protocol are the store side's. The daemon
+/// gets one from its store (``StoreBackend/makeSingletonLease(onChange:)``).
 public final class SingletonLease: Sendable {
     /// What the owner learns, in order; `acquired` and `lost`/`released` alternate.
     public enum Change: Sendable, Equatable {
@@ -86,12 +90,12 @@ public final class SingletonLease: Sendable {
 
     private func loop() {
         let url = Self.leaseURL(configuration.url)
-        var connection: Connection?
+        var connection: PostgreSQL.Connection?
         var heldSession = -1
         var reportedUnavailable = false
         while !stopping.load(ordering: .acquiring) {
             do {
-                let current = try connection ?? Connection(url: url)
+                let current = try connection ?? PostgreSQL.Connection(url: url)
                 connection = current
                 if isHeld {
                     // A reconnect would be a new session, which holds nothing.
@@ -124,12 +128,13 @@ public final class SingletonLease: Sendable {
     }
 
     private func sleepUntilNextAttempt() {
-        let deadline = monotonicMilliseconds() + configuration.retryIntervalMs
+        let deadline = ContinuousClock.now + .milliseconds(configuration.retryIntervalMs)
         wake.withLock {
             while !stopping.load(ordering: .acquiring) {
-                let remaining = deadline - monotonicMilliseconds()
-                guard remaining > 0 else { return }
-                _ = wake.wait(milliseconds: remaining)
+                let remaining = (deadline - ContinuousClock.now).components
+                let milliseconds = remaining.seconds * 1000 + remaining.attoseconds / 1_000_000_000_000_000
+                guard milliseconds > 0 else { return }
+                _ = wake.wait(milliseconds: milliseconds)
             }
         }
     }
