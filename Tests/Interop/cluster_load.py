@@ -2,7 +2,6 @@
 SubmitReceipt) and renewals (by SubmitReceipt or notification), with test_crash_loop's model of
 what was sent and acknowledged, going on through replicas going away."""
 import collections
-import json
 import threading
 import time
 import urllib.error
@@ -10,8 +9,7 @@ import urllib.request
 
 import grpc
 
-from apple_pki import notification, renewal
-from test_crash_loop import MAX_RENEWALS
+from test_crash_loop import send_write
 
 NOTIFICATIONS = "/apple/notifications"
 # What a request cut off by a replica going away may end with: it was not acknowledged.
@@ -55,30 +53,13 @@ def drive(address, model, signer, rng, stop, outcomes):
         while not stop.is_set():
             with model.lock:
                 known = rng.choice(model.acked_users) if model.acked_users else None
-            if known is None or rng.random() < 0.4:
-                user, index = model.new_user(), 0
-                user.next = 1
-            else:
-                user = known
-                with model.lock:
-                    index = user.next
-                    user.next += 1
-                if index > MAX_RENEWALS:
-                    continue
-            payload = user.payload(index)
-            model.reserve(user, index, payload["expiresDate"])
-            jws = signer.sign(payload)
+            write = model.next_write(None if known is None or rng.random() < 0.4 else known)
+            if write is None:
+                continue
+            user, index = write
             try:
-                if index == 0 or rng.random() < 0.3:
-                    stub.SubmitReceipt(ent.SubmitReceiptRequest(user_id=user.name, signed_transaction=jws), timeout=10)
-                else:
-                    body = json.dumps({"signedPayload": signer.sign(notification(
-                        "DID_RENEW", signed=payload["signedDate"] + 500, signed_transaction=jws,
-                        signed_renewal=signer.sign(renewal(user.chain, signed=payload["signedDate"]))))}).encode()
-                    request = urllib.request.Request(f"http://{address}{NOTIFICATIONS}", data=body,
-                                                     headers={"Content-Type": "application/json"})
-                    with urllib.request.urlopen(request, timeout=10) as response:
-                        response.read()
+                send_write(stub, ent, f"http://{address}{NOTIFICATIONS}", signer, model, user, index, rng,
+                           receipt_share=0.3, timeout=10)
             except grpc.RpcError as error:
                 refused = f"{user.name}/{index}: {error.code()} {error.details()}"
                 outcomes.add(error.code().name, None if error.code() in CUT_OFF_CODES else refused)
@@ -90,10 +71,7 @@ def drive(address, model, signer, rng, stop, outcomes):
             except OSError as error:
                 outcomes.add(type(error).__name__)
                 continue
-            with model.lock:
-                if not user.acked:
-                    model.acked_users.append(user)
-                user.acked.add(user.tid(index))
+            model.acknowledge(user, index)
             with outcomes.lock:
                 outcomes.acked_at.append(time.monotonic())
     finally:

@@ -71,6 +71,46 @@ class Model:
         with self.lock:
             user.sent[user.tid(index)] = expires
 
+    def next_write(self, known=None):
+        """(user, index) of the next write: a new user's purchase (index 0) without `known`,
+        else `known`'s next renewal; None once `known` had MAX_RENEWALS."""
+        if known is None:
+            user = self.new_user()
+            user.next = 1
+            return user, 0
+        with self.lock:
+            index = known.next
+            known.next += 1
+        return None if index > MAX_RENEWALS else (known, index)
+
+    def acknowledge(self, user, index):
+        with self.lock:
+            if not user.acked:
+                self.acked_users.append(user)
+            user.acked.add(user.tid(index))
+
+
+def send_write(stub, ent, webhook_url, signer, model, user, index, rng, receipt_share, redelivery_share=0.0,
+               timeout=5):
+    """Sends transaction `index` of `user`, reserved in `model` first (it may land even if this
+    raises): a purchase by SubmitReceipt; a renewal by SubmitReceipt with probability
+    `receipt_share`, else as a DID_RENEW notification posted to `webhook_url` (twice with
+    probability `redelivery_share`, as Apple redelivers). Raises what the RPC or the post raised;
+    returning means acknowledged (OK / 200)."""
+    payload = user.payload(index)
+    model.reserve(user, index, payload["expiresDate"])
+    jws = signer.sign(payload)
+    if index == 0 or rng.random() < receipt_share:
+        stub.SubmitReceipt(ent.SubmitReceiptRequest(user_id=user.name, signed_transaction=jws), timeout=timeout)
+        return
+    body = json.dumps({"signedPayload": signer.sign(notification(
+        "DID_RENEW", signed=payload["signedDate"] + 500, signed_transaction=jws,
+        signed_renewal=signer.sign(renewal(user.chain, signed=payload["signedDate"]))))}).encode()
+    for _ in range(2 if rng.random() < redelivery_share else 1):
+        request = urllib.request.Request(webhook_url, data=body, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            response.read()
+
 
 def load(address, port, model, signer, rng, stop, touched, failures):
     """One worker: new purchases, renewals (by notification or SubmitReceipt) and reads."""
@@ -84,17 +124,7 @@ def load(address, port, model, signer, rng, stop, touched, failures):
             roll = rng.random()
             with model.lock:
                 known = rng.choice(model.acked_users) if model.acked_users else None
-            if roll < 0.4 or known is None:
-                user, index = model.new_user(), 0
-                user.next = 1
-            elif roll < 0.8:
-                user = known
-                with model.lock:
-                    index = user.next
-                    user.next += 1
-                if index > MAX_RENEWALS:
-                    continue
-            else:
+            if roll >= 0.8 and known is not None:
                 with model.lock:
                     floor = max(known.sent[t] for t in known.acked)
                 try:
@@ -104,22 +134,14 @@ def load(address, port, model, signer, rng, stop, touched, failures):
                 if not reply.entitlements or reply.entitlements[0].expires_at_ms < floor:
                     failures.append(f"read of {known.name} missed an acknowledged write: {reply}")
                 continue
-            payload = user.payload(index)
-            model.reserve(user, index, payload["expiresDate"])
+            write = model.next_write(None if roll < 0.4 else known)
+            if write is None:
+                continue
+            user, index = write
             with model.lock:
                 touched.add(user.name)
-            jws = signer.sign(payload)
             try:
-                if index == 0 or rng.random() < 0.25:
-                    stub.SubmitReceipt(ent.SubmitReceiptRequest(user_id=user.name, signed_transaction=jws), timeout=5)
-                else:
-                    body = json.dumps({"signedPayload": signer.sign(notification(
-                        "DID_RENEW", signed=payload["signedDate"] + 500, signed_transaction=jws,
-                        signed_renewal=signer.sign(renewal(user.chain, signed=payload["signedDate"]))))}).encode()
-                    for _ in range(2 if rng.random() < 0.2 else 1):  # Apple redelivers sometimes
-                        request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})
-                        with urllib.request.urlopen(request, timeout=5) as response:
-                            response.read()
+                send_write(stub, ent, url, signer, model, user, index, rng, receipt_share=0.25, redelivery_share=0.2)
             except grpc.RpcError as error:
                 return expect_cut_off(error, failures)  # this write is "maybe"
             except urllib.error.HTTPError as error:
@@ -127,10 +149,7 @@ def load(address, port, model, signer, rng, stop, touched, failures):
                 return
             except OSError:
                 return  # killed mid-post: this write is "maybe"
-            with model.lock:
-                if not user.acked:
-                    model.acked_users.append(user)
-                user.acked.add(user.tid(index))
+            model.acknowledge(user, index)
     finally:
         channel.close()
 
