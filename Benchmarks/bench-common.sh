@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Helpers shared by Benchmarks/submit-receipt.sh and Benchmarks/notifications.sh; sourced after
-# ../shared/bench/lib.sh, with ROOT set. Not run on its own.
+# Helpers shared by the benchmark scripts (submit-receipt.sh, notifications.sh, server-api.sh,
+# cluster.sh); sourced after ../shared/bench/lib.sh, with ROOT set. Not run on its own.
 
 BIN_DIR="${BIN_DIR:-$ROOT/.build-release/release}"   # BIN_DIR=... NO_BUILD=1 runs another build (A/B)
 
@@ -36,6 +36,18 @@ wait_listen_line() {
     done
     cat "$file" >&2
     return 1
+}
+
+# start_entitlementd OUT_PREFIX COMMAND...: runs COMMAND (entitlementd or entitlementd-testing
+# with --listen 127.0.0.1:0, possibly behind taskset or env) in the background, stdout to
+# OUT_PREFIX.out and stderr to OUT_PREFIX.err, and waits for its listening line; sets
+# started_pid and started_addr, or dies showing its stderr. Call it directly, not in $(...).
+start_entitlementd() {
+    local prefix=$1; shift
+    "$@" >"$prefix.out" 2>"$prefix.err" &
+    started_pid=$!
+    started_addr=$(wait_listen_line "$prefix.out" "entitlementd listening on ") \
+        || { cat "$prefix.err" >&2; die "entitlementd did not start: $*"; }
 }
 
 rss_of() { awk '/^VmRSS/ {printf "%.1fMiB", $2 / 1024}' "/proc/$1/status" 2>/dev/null || echo "?"; }

@@ -103,13 +103,11 @@ fake_addr=$(wait_listen_line "$work/fake.out" "apple-fake listening on ") || die
 # start_replica DATABASE: one entitlementd; appends its pid and its address to replica_addrs.
 start_replica() {
     local n=${#pids[@]}
-    ENTITLEMENTD_DATABASE="$1" "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 \
+    start_entitlementd "$work/replica$n" env ENTITLEMENTD_DATABASE="$1" "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 \
         --apple-production-url "http://$fake_addr/production/verifyReceipt" \
         --apple-sandbox-url "http://$fake_addr/sandbox/verifyReceipt" --apple-shared-secret "$NOTIFY_SECRET" \
-        --log-level warning >"$work/replica$n.out" 2>"$work/replica$n.err" &
-    pids+=("$!")
-    replica_addrs+=("$(wait_listen_line "$work/replica$n.out" "entitlementd listening on ")") \
-        || { cat "$work/replica$n.err" >&2; die "entitlementd did not start"; }
+        --log-level warning
+    pids+=("$started_pid"); replica_addrs+=("$started_addr")
 }
 
 # start_target NAME: sets addr (where the load goes) and replica_addrs.

@@ -73,12 +73,10 @@ start_server() {
     local pin=(); [ "$2" = 1 ] && read -ra pin <<<"$(pin_server)"
     stop_pid "$server_pid"
     rm -f "$work"/bench.sqlite*
-    "${pin[@]}" "$BIN_DIR/entitlementd-testing" --listen 127.0.0.1:0 --threads "$1" --database "$work/bench.sqlite" \
-        --apple-root-ca "$DATA/pki/root.pem" --apple-shared-secret "$SECRET" \
-        --log-level warning >"$work/server.out" 2>"$work/server.err" &
-    server_pid=$!
-    addr=$(wait_listen_line "$work/server.out" "entitlementd listening on ") \
-        || { cat "$work/server.err" >&2; die "entitlementd did not start"; }
+    start_entitlementd "$work/server" "${pin[@]}" "$BIN_DIR/entitlementd-testing" --listen 127.0.0.1:0 \
+        --threads "$1" --database "$work/bench.sqlite" --apple-root-ca "$DATA/pki/root.pem" \
+        --apple-shared-secret "$SECRET" --log-level warning
+    server_pid=$started_pid addr=$started_addr
 }
 
 # gate FILE: the first body must be answered 200 (so the run starts at line 2).

@@ -71,13 +71,11 @@ start_server() {
     stop_pid "$server_pid"
     rm -f "$work"/bench.sqlite* "$work/server.out"   # server.out: as in start_fake
     # shellcheck disable=SC2046
-    $(pin_server) "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 --threads 1 --database "$work/bench.sqlite" \
-        --apple-production-url "http://$fake_addr/production/verifyReceipt" \
+    start_entitlementd "$work/server" $(pin_server) "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 --threads 1 \
+        --database "$work/bench.sqlite" --apple-production-url "http://$fake_addr/production/verifyReceipt" \
         --apple-sandbox-url "http://$fake_addr/sandbox/verifyReceipt" --apple-shared-secret "$SECRET" \
-        --log-level warning >"$work/server.out" 2>"$work/server.err" &
-    server_pid=$!
-    addr=$(wait_listen_line "$work/server.out" "entitlementd listening on ") \
-        || { cat "$work/server.err" >&2; die "entitlementd did not start"; }
+        --log-level warning
+    server_pid=$started_pid addr=$started_addr
 }
 apple_calls() { curl -s "http://$fake_addr/calls"; }
 
