@@ -15,7 +15,7 @@ import Synchronization
 /// A final class, not an actor: the writer thread serializes the writes (its SQLite calls block
 /// and must stay off the cooperative pool, and group commit needs its queue), reads are
 /// synchronous for the event loops, and the rest is immutable; an actor would add only a hop.
-public final class EntitlementStore: EntitlementRepository {
+public final class EntitlementStore: EntitlementRepository, CoreBackedStore {
     /// Tuning knobs; the defaults suit the service.
     public struct Configuration: Sendable {
         public var transferPolicy: TransferPolicy
@@ -73,6 +73,8 @@ public final class EntitlementStore: EntitlementRepository {
 
     public let path: String
     let core: StoreCore<Connection>
+    /// The change log, outbox, watermarks and revisions (``CoreBackedStore``).
+    public var coreOperations: StoreCoreOperations { StoreCoreOperations(core) }
 
     public convenience init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
         try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))

@@ -18,7 +18,7 @@ import ServiceRuntime
 /// Consistency: a replica's own writes are visible to its reads when acknowledged (as with
 /// SQLite); another replica's within the NOTIFY's delivery (milliseconds).
 /// Connections per replica: 1 writer + 1 listener + up to `poolSize` readers.
-public final class PostgresEntitlementStore: EntitlementRepository {
+public final class PostgresEntitlementStore: EntitlementRepository, CoreBackedStore {
     /// The read pool's size when none is given (`--database-pool-size`).
     public static let defaultPoolSize = 8
 
@@ -27,6 +27,8 @@ public final class PostgresEntitlementStore: EntitlementRepository {
     /// For the connections of its own the singleton lease opens (PostgresEntitlementStore+Lease).
     let url: ConnectionURL
     let core: StoreCore<PostgreSQL.Connection>
+    /// The change log, outbox, watermarks and revisions (``CoreBackedStore``).
+    public var coreOperations: StoreCoreOperations { StoreCoreOperations(core) }
     private let listener: ChangeListener
     /// Connects to `url` (`postgres://` or `postgresql://`, libpq conninfo semantics), migrates
     /// it under an advisory lock, and starts listening; the writer starts with ``start()``.
