@@ -21,6 +21,14 @@ enum HTTP2Callbacks {
         Unmanaged<HTTP2ServerSession>.fromOpaque(userData!).takeUnretainedValue()
     }
 
+    /// Runs `body` with the owning session without retaining it: the session outlives every
+    /// callback nghttp2 makes (it deletes the nghttp2 session in its deinit). For the callbacks
+    /// that run several times per request.
+    @inline(__always)
+    static func withOwner<R>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2ServerSession) -> R) -> R {
+        Unmanaged<HTTP2ServerSession>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Fails the connection (PROTOCOL_ERROR, see ``SessionIO``) on a HEADERS frame that reuses a
     /// stream identifier the client skipped: the RFC 9113 §5.1.1 check nghttp2 leaves out.
     static let onBeginFrame: nghttp2_on_begin_frame_callback = { _, header, userData in
@@ -35,31 +43,32 @@ enum HTTP2Callbacks {
     static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
         guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-        owner(userData).incoming[frame.pointee.hd.stream_id] = HTTP2ServerSession.IncomingStream()
+        owner(userData).beginIncoming(frame.pointee.hd.stream_id)
         return 0
     }
 
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
-        guard let frame, let name, let value,
-              let stream = owner(userData).incoming[frame.pointee.hd.stream_id] else { return 0 }
-        let session = owner(userData)
-        stream.headerBytes += nameLength + valueLength + 32
-        if stream.headerBytes > session.limits.maxHeaderListSize {
-            stream.headerLimitExceeded = true
+        withOwner(userData) { session in
+            guard let frame, let name, let value,
+                  let stream = session.incomingStream(frame.pointee.hd.stream_id) else { return 0 }
+            stream.headerBytes += nameLength + valueLength + 32
+            if stream.headerBytes > session.limits.maxHeaderListSize {
+                stream.headerLimitExceeded = true
+                return 0
+            }
+            if nameLength > 0 && name[0] == UInt8(ascii: ":") {
+                // Only two pseudo-headers are kept; the others (:scheme, :authority) need no String.
+                if HeaderInterning.equals(name, nameLength, ":path") {
+                    stream.path = session.recentStrings.string(value, valueLength)
+                } else if HeaderInterning.equals(name, nameLength, ":method") {
+                    stream.method = HeaderInterning.string(value, valueLength)
+                }
+            } else {
+                stream.headers.add(name: session.recentStrings.string(name, nameLength),
+                                   value: session.recentStrings.string(value, valueLength))
+            }
             return 0
         }
-        let nameString = HeaderInterning.string(name, nameLength)
-        let valueString = HeaderInterning.string(value, valueLength)
-        if nameLength > 0 && name[0] == UInt8(ascii: ":") {
-            switch nameString {
-            case ":method": stream.method = valueString
-            case ":path": stream.path = valueString
-            default: break
-            }
-        } else {
-            stream.headers.add(name: nameString, value: valueString)
-        }
-        return 0
     }
 
     static let onFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
@@ -69,7 +78,7 @@ enum HTTP2Callbacks {
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
         let session = owner(userData)
         let id = frame.pointee.hd.stream_id
-        guard let stream = session.incoming.removeValue(forKey: id) else { return 0 }
+        guard let stream = session.removeIncoming(id) else { return 0 }
         let request = HTTPRequest(
             version: .http2, method: stream.method, path: stream.path, headers: stream.headers,
             body: stream.body, bodyLimitExceeded: stream.bodyLimitExceeded,
@@ -79,7 +88,7 @@ enum HTTP2Callbacks {
     }
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
-        guard let data, let stream = owner(userData).incoming[streamID] else { return 0 }
+        guard let data, let stream = owner(userData).incomingStream(streamID) else { return 0 }
         if stream.bodyLimitExceeded { return 0 }
         if stream.body.count + length > owner(userData).limits.maxRequestBodySize {
             // Drop, don't truncate: the service answers "too large" and memory stays bounded.
@@ -93,7 +102,7 @@ enum HTTP2Callbacks {
 
     static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
         let session = owner(userData)
-        session.incoming[streamID] = nil
+        session.removeIncoming(streamID)
         if let body = session.outgoing.removeValue(forKey: streamID), body.isStreamed {
             session.openStreamedResponses -= 1
         }

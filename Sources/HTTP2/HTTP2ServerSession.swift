@@ -44,6 +44,12 @@ public final class HTTP2ServerSession {
     let session: OpaquePointer
     let limits: HTTP2Limits
     var incoming: [Int32: IncomingStream] = [:]
+    /// The stream ``incomingStream(_:)`` found last: a request's header fields and its body
+    /// arrive one after another, so most callbacks find their stream without hashing its id.
+    /// Cleared whenever its stream leaves ``incoming``.
+    private var lastIncoming: (id: Int32, stream: IncomingStream)?
+    /// Long header strings this connection sent recently (its `:path`, its `user-agent`).
+    var recentStrings = RecentHeaderStrings()
     var outgoing: [Int32: OutgoingBody] = [:]
     var events: [HTTP2Event] = []
     var clientStreamIDs = ClientStreamIDs()
@@ -90,6 +96,29 @@ public final class HTTP2ServerSession {
     }
 
     deinit { nghttp2_session_del(session) }
+
+    /// The request being received on stream `id`, if any.
+    @inline(__always)
+    func incomingStream(_ id: Int32) -> IncomingStream? {
+        if let last = lastIncoming, last.id == id { return last.stream }
+        guard let stream = incoming[id] else { return nil }
+        lastIncoming = (id, stream)
+        return stream
+    }
+
+    /// Starts collecting a request on stream `id`.
+    func beginIncoming(_ id: Int32) {
+        let stream = IncomingStream()
+        incoming[id] = stream
+        lastIncoming = (id, stream)
+    }
+
+    /// Stops collecting stream `id`; returns what was collected.
+    @discardableResult
+    func removeIncoming(_ id: Int32) -> IncomingStream? {
+        if lastIncoming?.id == id { lastIncoming = nil }
+        return incoming.removeValue(forKey: id)
+    }
 
     /// Feeds bytes read from the socket. Throws when the peer broke the protocol; the caller
     /// then flushes ``send(into:)`` (nghttp2 may have queued a GOAWAY) and closes.

@@ -16,23 +16,41 @@ enum HeaderBlock {
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, count)) { nva in
                 var offset = 0
                 var index = 0
-                func append(_ name: some Sequence<UInt8>, _ value: some Sequence<UInt8>) {
-                    let nameStart = offset
-                    for byte in name { storage[offset] = byte; offset += 1 }
-                    let valueStart = offset
-                    for byte in value { storage[offset] = byte; offset += 1 }
+                func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+                    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+                    (storage.baseAddress! + offset).update(from: base, count: bytes.count)
+                    offset += bytes.count
+                }
+                func copy(_ text: String) {
+                    var text = text
+                    text.withUTF8 { copy($0) }
+                }
+                /// Records the field whose name starts at `nameStart` and value at `valueStart`,
+                /// the value running to `offset`.
+                func entry(_ nameStart: Int, _ valueStart: Int) {
                     nva[index] = nghttp2_nv(
                         name: storage.baseAddress! + nameStart, value: storage.baseAddress! + valueStart,
                         namelen: valueStart - nameStart, valuelen: offset - valueStart,
                         flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                     index += 1
                 }
+                func append(_ name: String, _ value: String) {
+                    let nameStart = offset
+                    copy(name)
+                    let valueStart = offset
+                    copy(value)
+                    entry(nameStart, valueStart)
+                }
                 if let status {
                     let clamped = min(max(status, 100), 999)
                     let digits = (UInt8(48 + clamped / 100), UInt8(48 + clamped / 10 % 10), UInt8(48 + clamped % 10))
-                    withUnsafeBytes(of: digits) { append(":status".utf8, $0) }
+                    let nameStart = offset
+                    copy(":status")
+                    let valueStart = offset
+                    withUnsafeBytes(of: digits) { copy($0.assumingMemoryBound(to: UInt8.self)) }
+                    entry(nameStart, valueStart)
                 }
-                for field in headers { append(field.name.utf8, field.value.utf8) }
+                for field in headers { append(field.name, field.value) }
                 return body(UnsafePointer(nva.baseAddress!), index)
             }
         }

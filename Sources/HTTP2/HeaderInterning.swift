@@ -1,3 +1,5 @@
+internal import Glibc
+
 /// Returns shared Strings for the header names and values every gRPC request repeats.
 ///
 /// Creating a String per header field is a measurable share of the hot path (UTF-8
@@ -11,10 +13,60 @@ enum HeaderInterning {
     ].map { (Array($0.utf8), $0) }
 
     static func string(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
-        let bytes = UnsafeBufferPointer(start: pointer, count: count)
-        for entry in known where entry.bytes.count == count && entry.bytes.elementsEqual(bytes) {
-            return entry.string
+        knownString(pointer, count) ?? String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    /// The literal for a field in ``known``, or nil.
+    static func knownString(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String? {
+        for entry in known where entry.bytes.count == count {
+            if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, pointer, count) == 0 }) {
+                return entry.string
+            }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return nil
+    }
+
+    /// Whether the `count` bytes at `pointer` are `literal` (an ASCII pseudo-header name).
+    static func equals(_ pointer: UnsafePointer<UInt8>, _ count: Int, _ literal: StaticString) -> Bool {
+        count == literal.utf8CodeUnitCount && memcmp(pointer, literal.utf8Start, count) == 0
+    }
+}
+
+/// The last few header strings one connection created that ``HeaderInterning`` does not know:
+/// a client repeats its `:path` and `user-agent` on every call, so each call after the first
+/// shares the String instead of validating and allocating a copy.
+///
+/// Per connection (one event-loop thread), a handful of entries replaced in turn, and only
+/// strings too long to be stored inline (short ones cost no allocation): bounded memory, and
+/// one peer's values never reach another's requests.
+struct RecentHeaderStrings {
+    private static let capacity = 8
+    private var entries: [String] = []
+    /// `entries[i].utf8.count`, kept beside them so a lookup touches (and retains) only an
+    /// entry of the right length.
+    private var lengths: [Int] = []
+    private var next = 0
+
+    mutating func string(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
+        if let known = HeaderInterning.knownString(pointer, count) { return known }
+        let bytes = UnsafeBufferPointer(start: pointer, count: count)
+        // Smaller strings live inline in the String value: nothing to share.
+        guard count > 15 else { return String(decoding: bytes, as: UTF8.self) }
+        for index in lengths.indices where lengths[index] == count {
+            let same = entries[index].utf8.withContiguousStorageIfAvailable {
+                memcmp($0.baseAddress!, pointer, count) == 0
+            }
+            if same == true { return entries[index] }
+        }
+        let created = String(decoding: bytes, as: UTF8.self)
+        if entries.count < Self.capacity {
+            entries.append(created)
+            lengths.append(created.utf8.count)
+        } else {
+            entries[next] = created
+            lengths[next] = created.utf8.count
+            next = (next + 1) % Self.capacity
+        }
+        return created
     }
 }
