@@ -32,6 +32,8 @@ extension HTTPRequest {
     /// the services behind it use, so they never disagree on what a request is.
     public func contentTypeStarts(with prefix: String) -> Bool {
         guard let contentType = headers["content-type"] else { return false }
+        // The usual case, an exact match, is one String comparison (memcmp), not a byte loop.
+        if contentType == prefix { return true }
         return contentType.utf8.starts(with: prefix.utf8)
     }
 }

@@ -41,6 +41,22 @@ public enum GRPCFraming {
         out.append(UInt8(truncatingIfNeeded: length))
     }
 
+    /// A unary call's body: its first message and how many there were, with the same checks as
+    /// ``messages(in:limit:)`` but no array (the call path needs one message, or the count to
+    /// refuse the rest).
+    public static func firstMessage(in body: ArraySlice<UInt8>, limit: Int) throws(Failure)
+        -> (first: Message?, count: Int) {
+        var first: Message?
+        var count = 0
+        var deframer = Deframer(limit: limit)
+        try deframer.append(body) { message in
+            if count == 0 { first = message }
+            count += 1
+        }
+        guard deframer.isAtBoundary else { throw .truncated }
+        return (first, count)
+    }
+
     /// Splits a whole request body into messages, checking every length before slicing.
     public static func messages(in body: ArraySlice<UInt8>, limit: Int) throws(Failure) -> [Message] {
         var result: [Message] = []

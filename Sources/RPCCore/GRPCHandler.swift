@@ -37,9 +37,12 @@ public struct GRPCHandler: HTTPService {
         public var seconds: Double
         /// What lay behind a failure (an ``RPCError``'s cause): for the server's log only.
         public var cause: (any Error & Sendable)?
-        let requestIDProvider: @Sendable () -> String
+        /// The call's metadata and sequence number: what its request id is made of. Kept as
+        /// values rather than a closure, so observing a call allocates nothing.
+        let metadata: HTTPHeaders
+        let sequenceNumber: UInt64
         /// Formatted only when asked for (logging), never on the plain metrics path.
-        public var requestID: String { requestIDProvider() }
+        public var requestID: String { RPCContext.requestID(metadata: metadata, sequenceNumber: sequenceNumber) }
     }
     /// Told about handler failures that were not ``RPCError``s (their details never reach the caller).
     public typealias FailureReporter = @Sendable (_ method: String, _ error: any Error) -> Void
@@ -74,9 +77,7 @@ public struct GRPCHandler: HTTPService {
         let route = router.methods[request.path]
         let observedName = route == nil ? "unknown" : request.path
         let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer,
-                                    requestID: { [headers = request.headers] in
-                                        RPCContext.requestID(metadata: headers, sequenceNumber: number)
-                                    })
+                                    metadata: request.headers, sequenceNumber: number)
         do {
             let (method, message, context) = try prepare(request, route: route, start: start, sequenceNumber: number)
             run(method, message: message, context: context, writer: writer)
@@ -116,19 +117,19 @@ public struct GRPCHandler: HTTPService {
                 .resourceExhausted,
                 "request message larger than the server's limit of \(configuration.maxReceiveMessageSize) bytes")
         }
-        let messages: [GRPCFraming.Message]
+        let messages: (first: GRPCFraming.Message?, count: Int)
         do {
-            messages = try GRPCFraming.messages(in: request.body[...], limit: configuration.maxReceiveMessageSize)
+            messages = try GRPCFraming.firstMessage(in: request.body[...], limit: configuration.maxReceiveMessageSize)
         } catch .tooLarge(let length, let limit) {
             throw RPCError(
                 .resourceExhausted, "request message of \(length) bytes exceeds the server's limit of \(limit) bytes")
         } catch {
             throw RPCError(.internal, "malformed gRPC message framing (\(error))")
         }
-        guard messages.count == 1 else {
+        guard messages.count == 1, let message = messages.first else {
             throw RPCError(.internal, "a unary call needs exactly one request message, got \(messages.count)")
         }
-        if messages[0].compressed {
+        if message.compressed {
             let encoding = request.headers["grpc-encoding"] ?? "identity"
             throw RPCError(
                 .unimplemented,
@@ -138,7 +139,7 @@ public struct GRPCHandler: HTTPService {
         if let deadline, deadline <= ContinuousClock.now {
             throw RPCError(.deadlineExceeded, "deadline expired before the call started")
         }
-        return (method, messages[0].bytes, RPCContext(method: request.path, metadata: request.headers,
+        return (method, message.bytes, RPCContext(method: request.path, metadata: request.headers,
                                                       deadline: deadline, sequenceNumber: sequenceNumber))
     }
 

@@ -55,7 +55,9 @@ struct ObservedWriter: Sendable {
     let method: String
     let start: ContinuousClock.Instant
     let observer: GRPCHandler.CallObserver?
-    let requestID: @Sendable () -> String
+    /// For the request id, formatted only if the observer asks (``GRPCHandler/CompletedCall/requestID``).
+    let metadata: HTTPHeaders
+    let sequenceNumber: UInt64
 
     /// Answers OK with `body`.
     func succeed(_ body: RPCResponseBody) {
@@ -78,6 +80,6 @@ struct ObservedWriter: Sendable {
         let elapsed = ContinuousClock.now - start
         let seconds = elapsed.inSeconds
         observer(GRPCHandler.CompletedCall(method: method, code: code, seconds: seconds, cause: cause,
-                                           requestIDProvider: requestID))
+                                           metadata: metadata, sequenceNumber: sequenceNumber))
     }
 }

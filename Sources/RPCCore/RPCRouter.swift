@@ -76,14 +76,15 @@ public struct RPCResponseBody: Sendable {
     public init<M: ProtobufMessage>(_ message: M) {
         var writer = ProtobufWriter()
         writer.bytes.reserveCapacity(128)
-        writer.bytes.append(contentsOf: [0, 0, 0, 0, 0])
+        writer.bytes.append(contentsOf: repeatElement(0, count: 5))
         message.encode(to: &writer)
-        var bytes = writer.bytes
-        let length = bytes.count - 5
-        bytes[1] = UInt8(truncatingIfNeeded: length >> 24)
-        bytes[2] = UInt8(truncatingIfNeeded: length >> 16)
-        bytes[3] = UInt8(truncatingIfNeeded: length >> 8)
-        bytes[4] = UInt8(truncatingIfNeeded: length)
-        framed = bytes
+        // The prefix is patched in the writer's own buffer: a copy taken first would share it,
+        // and the first patch would then copy the whole message.
+        let length = writer.bytes.count - 5
+        writer.bytes[1] = UInt8(truncatingIfNeeded: length >> 24)
+        writer.bytes[2] = UInt8(truncatingIfNeeded: length >> 16)
+        writer.bytes[3] = UInt8(truncatingIfNeeded: length >> 8)
+        writer.bytes[4] = UInt8(truncatingIfNeeded: length)
+        framed = writer.bytes
     }
 }

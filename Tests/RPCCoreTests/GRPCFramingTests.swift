@@ -89,4 +89,29 @@ final class GRPCFramingTests: XCTestCase {
         XCTAssertEqual(
             Array(GRPCFraming.frame([UInt8](repeating: 0, count: 0x010203)).prefix(5)), [0, 0x00, 0x01, 0x02, 0x03])
     }
+
+    /// The unary call path's variant: the first message and the count, the same refusals.
+    func testFirstMessageCountsAndRefusesLikeMessages() throws {
+        let cases: [(body: [UInt8], first: [UInt8]?, count: Int)] = [
+            ([], nil, 0),
+            (GRPCFraming.frame([]), [], 1),
+            (GRPCFraming.frame([1, 2, 3]), [1, 2, 3], 1),
+            (framed([[4], [5, 6], [7]]), [4], 3),
+        ]
+        for (body, first, count) in cases {
+            let found = try GRPCFraming.firstMessage(in: body[...], limit: 100)
+            XCTAssertEqual(found.first.map { Array($0.bytes) }, first, "\(body)")
+            XCTAssertEqual(found.count, count, "\(body)")
+            XCTAssertEqual(try GRPCFraming.messages(in: body[...], limit: 100).count, count)
+        }
+        XCTAssertThrowsError(try GRPCFraming.firstMessage(in: GRPCFraming.frame([1, 2, 3]).dropLast(), limit: 100)) {
+            XCTAssertEqual($0 as? GRPCFraming.Failure, .truncated)
+        }
+        XCTAssertThrowsError(try GRPCFraming.firstMessage(in: GRPCFraming.frame([1, 2, 3])[...], limit: 2)) {
+            XCTAssertEqual($0 as? GRPCFraming.Failure, .tooLarge(length: 3, limit: 2))
+        }
+        var compressed = GRPCFraming.frame([9])
+        compressed[0] = 1
+        XCTAssertEqual(try GRPCFraming.firstMessage(in: compressed[...], limit: 100).first?.compressed, true)
+    }
 }
