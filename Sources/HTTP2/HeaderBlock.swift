@@ -22,8 +22,9 @@ enum HeaderBlock {
                     offset += bytes.count
                 }
                 func copy(_ text: String) {
-                    var text = text
-                    text.withUTF8 { copy($0) }
+                    if text.utf8.withContiguousStorageIfAvailable({ copy($0) }) == nil {
+                        for byte in text.utf8 { storage[offset] = byte; offset += 1 }
+                    }
                 }
                 /// Records the field whose name starts at `nameStart` and value at `valueStart`,
                 /// the value running to `offset`.

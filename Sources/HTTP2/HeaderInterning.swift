@@ -4,29 +4,30 @@ internal import Glibc
 ///
 /// Creating a String per header field is a measurable share of the hot path (UTF-8
 /// validation, and a heap allocation for anything over 15 bytes such as
-/// "application/grpc"). Known fields are matched by bytes and answered with a literal.
+/// "application/grpc"). Known fields are matched by bytes and answered with a String made once.
 enum HeaderInterning {
-    static let known: [(bytes: [UInt8], string: String)] = [
+    /// The known fields as raw literals (plain values: scanning them retains nothing) ...
+    static let literals: [StaticString] = [
         "content-type", "te", "trailers", "user-agent", "application/grpc", "grpc-timeout",
         "grpc-encoding", "grpc-accept-encoding", "authorization", "identity", "accept-encoding",
         "application/grpc+proto", "identity,deflate,gzip", "grpc-message-type", "content-length",
-    ].map { (Array($0.utf8), $0) }
+    ]
+    /// ... and as the Strings handed out, made once, in the same order.
+    static let strings: [String] = literals.map { $0.description }
 
     static func string(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
         knownString(pointer, count) ?? String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
-    /// The literal for a field in ``known``, or nil.
+    /// The shared String for a field in ``literals``, or nil.
     static func knownString(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String? {
-        for entry in known where entry.bytes.count == count {
-            if entry.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, pointer, count) == 0 }) {
-                return entry.string
-            }
+        for index in literals.indices where equals(pointer, count, literals[index]) {
+            return strings[index]
         }
         return nil
     }
 
-    /// Whether the `count` bytes at `pointer` are `literal` (an ASCII pseudo-header name).
+    /// Whether the `count` bytes at `pointer` are `literal` (ASCII).
     static func equals(_ pointer: UnsafePointer<UInt8>, _ count: Int, _ literal: StaticString) -> Bool {
         count == literal.utf8CodeUnitCount && memcmp(pointer, literal.utf8Start, count) == 0
     }
