@@ -16,7 +16,8 @@ enum HeaderInterning {
     static let strings: [String] = literals.map { $0.description }
 
     static func string(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
-        knownString(pointer, count) ?? String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+        knownString(pointer, count)
+            ?? String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
     }
 
     /// The shared String for a field in ``literals``, or nil.
