@@ -57,6 +57,19 @@ def cluster_size() -> int:
     return int(value)
 
 
+# Replicas learn of another replica's writes from PostgreSQL's NOTIFY (README, consistency model;
+# p99 4.8 ms measured by Benchmarks/invalidation-delay.py). A test that writes on one connection
+# (a webhook post: a new connection, so possibly another replica) and reads on its gRPC channel
+# waits this long in the cluster stage, well above that bound even on a loaded box.
+REPLICATION_WAIT = 0.2
+
+
+def await_replication() -> None:
+    """Lets a write on one replica reach the others (no-op outside the cluster stage)."""
+    if cluster_size():
+        time.sleep(REPLICATION_WAIT)
+
+
 def flag_value(flags, name):
     """The value of the last `name VALUE` or `name=VALUE` in flags, or None."""
     found = None
