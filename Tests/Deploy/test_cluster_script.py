@@ -38,8 +38,12 @@ def cluster(entitlementd, help_text, tmp_path_factory):
                CLUSTER_METRICS_LISTEN=f"127.0.0.1:{free_port()}", APPSTORE_SIM_LISTEN=sim,
                CLUSTER_REPLICAS=str(REPLICAS))
     out, err = work / "stdout", work / "stderr"
+    # An operator's Ctrl-C reaches a script started from a terminal, where SIGINT is not ignored. A
+    # runner that started this suite in the background (`cmd &` without job control) passes SIGINT
+    # on as ignored, and a shell cannot trap a signal ignored on entry: restore the default.
     proc = subprocess.Popen([str(SCRIPT)], env=env, stdout=open(out, "wb"), stderr=open(err, "wb"),
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not out.read_text().strip():
         if proc.poll() is not None or time.monotonic() > deadline:
