@@ -1,3 +1,4 @@
+import EntitlementService
 import EntitlementStorage
 import HTTPCore
 import ServiceRuntime
@@ -32,9 +33,16 @@ extension Daemon {
 
     /// `GET /healthz`: 200 `ok` while the store can serve, else 503 with the reason, so a load
     /// balancer (haproxy's checks) takes a replica out that cannot reach its database or hear
-    /// the other replicas' writes, and puts it back when it recovers.
-    static func healthzHandler(_ store: any StoreBackend) -> HTTPRouter.Handler {
+    /// the other replicas' writes, and puts it back when it recovers. During a graceful drain
+    /// it answers 503 `shutting down` as the gRPC health service answers NOT_SERVING: a balancer
+    /// that still reaches this replica (a kept-alive check connection) takes it out rather than
+    /// sending calls that would meet the final GOAWAY.
+    static func healthzHandler(_ store: any StoreBackend, health: HealthService) -> HTTPRouter.Handler {
         { _, writer in
+            if health.isShuttingDown {
+                writer.respond(.text(503, "unavailable: shutting down\n"))
+                return
+            }
             switch store.readiness {
             case .ready: writer.respond(.text(200, "ok"))
             case let .unavailable(reason): writer.respond(.text(503, "unavailable: \(reason)\n"))

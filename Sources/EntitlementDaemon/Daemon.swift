@@ -192,7 +192,7 @@ final class Daemon {
         let rpcMetrics = serviceMetrics.rpc
         let logger = self.logger
         var http = HTTPRouter()
-        http.add("GET", "/healthz", Daemon.healthzHandler(store))
+        http.add("GET", "/healthz", Daemon.healthzHandler(store, health: health))
         if adminConfiguration == nil {
             http.add("GET", "/metrics", metricsHandler())
             addGatedAdminOperations(to: &http)

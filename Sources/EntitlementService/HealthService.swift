@@ -14,6 +14,9 @@ public final class HealthService: Sendable {
 
     public func beginShutdown() { shuttingDown.store(true, ordering: .relaxed) }
 
+    /// True from ``beginShutdown()`` on: what `/healthz` also answers (503) during the drain.
+    public var isShuttingDown: Bool { shuttingDown.load(ordering: .relaxed) }
+
     public func register(into router: inout RPCRouter) {
         router.registerInline("/grpc.health.v1.Health/Check", requiresAuthentication: false) {
             (request: GRPCHealthV1.HealthCheckRequest, _: RPCContext) in
@@ -26,6 +29,6 @@ public final class HealthService: Sendable {
             throw RPCError(.notFound, "unknown service '\(request.service)'")
         }
         return GRPCHealthV1.HealthCheckResponse(
-            status: shuttingDown.load(ordering: .relaxed) ? .notServing : .serving)
+            status: isShuttingDown ? .notServing : .serving)
     }
 }

@@ -74,6 +74,10 @@ enum HTTP2Callbacks {
     static let onFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
         guard let frame else { return 0 }
         let type = frame.pointee.hd.type
+        if type == UInt8(NGHTTP2_PING.rawValue) && frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
+            withUnsafeBytes(of: frame.pointee.ping.opaque_data) { owner(userData).receivedPingAcknowledgement($0) }
+            return 0
+        }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
         let session = owner(userData)

@@ -57,7 +57,8 @@ public final class HTTP2ServerSession {
     var drained: [(streamID: Int32, bytes: Int)] = []
     /// Streamed responses not yet ended: what keepalive PINGs are for.
     public internal(set) var openStreamedResponses = 0
-    private(set) public var goAwaySent = false
+    /// Where the graceful close stands (``HTTP2ServerSession+Drain``).
+    var drain = GracefulDrain()
 
     public init(limits: HTTP2Limits) throws {
         self.limits = limits
@@ -135,6 +136,7 @@ public final class HTTP2ServerSession {
     /// Appends everything nghttp2 wants to send to `buffer`.
     public func send(into buffer: inout [UInt8]) throws {
         try SessionIO.send(session, into: &buffer)
+        if case .noticeQueued = drain.phase { try sendDrainPingAfterNotice(into: &buffer) }
     }
 
     /// False once both sides are done (GOAWAY exchanged, or a fatal error): close the socket.
@@ -144,15 +146,6 @@ public final class HTTP2ServerSession {
 
     /// Streams with a request in progress or a response not yet fully sent.
     public var openStreamCount: Int { incoming.count + outgoing.count }
-
-    /// Starts a graceful close: streams already begun may finish, new ones are refused.
-    public func sendGoAway() {
-        guard !goAwaySent else { return }
-        goAwaySent = true
-        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue),
-                              nghttp2_session_get_last_proc_stream_id(session),
-                              NGHTTP2_NO_ERROR.rawValue, nil, 0)
-    }
 
     /// Queues a complete response. A stream the peer already closed is ignored.
     public func submit(streamID: Int32, response: HTTPResponse) {

@@ -105,7 +105,7 @@ final class Connection {
         do {
             let session = try HTTP2ServerSession(limits: configuration.http2)
             mode = .http2(session)
-            if closingGracefully { session.sendGoAway() }
+            if closingGracefully { session.beginDrain() }
             bytes.withUnsafeBytes { receiveHTTP2(session, $0) }
         } catch {
             close()
@@ -232,7 +232,9 @@ final class Connection {
         switch mode {
         case .http2(let session):
             if !session.isActive { return true }
-            return closingGracefully && pending.isEmpty && session.openStreamCount == 0
+            // Only after the final GOAWAY: until then a stream the client sent before it read
+            // the shutdown notice may still arrive and must be served.
+            return closingGracefully && session.goAwaySent && pending.isEmpty && session.openStreamCount == 0
         case .http1(let exchange):
             return closingGracefully && !exchange.inFlight
         case .detecting:
@@ -240,10 +242,13 @@ final class Connection {
         }
     }
 
+    /// Starts this connection's part of a server shutdown: HTTP/2 gets the two-step GOAWAY
+    /// (``HTTP2ServerSession/beginDrain(now:)``), HTTP/1.1 answers its current request with
+    /// `Connection: close`.
     func beginGracefulClose() {
         closingGracefully = true
         switch mode {
-        case .http2(let session): session.sendGoAway()
+        case .http2(let session): session.beginDrain()
         case .http1(let exchange): exchange.keepAlive = false
         case .detecting: break
         }
@@ -275,6 +280,10 @@ final class Connection {
                 close()
             }
         case .http2(let session):
+            if closingGracefully && !session.goAwaySent {
+                session.checkDrainDeadline(now: now)
+                loop.markDirty(self)
+            }
             if session.openStreamedResponses > 0 {
                 keepStreamsAlive(session, now: now)
             } else if pending.isEmpty && session.openStreamCount == 0

@@ -97,6 +97,7 @@ class RawWatch:
                             end_stream=True)
         self.sock.sendall(self.conn.data_to_send())
         self.body, self.trailers, self.pings, self.reset, self.closed = b"", None, 0, None, False
+        self.inbound, self.goaway_seen = b"", False
 
     def pump(self, seconds: float, until=lambda w: False):
         """Reads and handles events for up to `seconds` or until `until(self)`; never acknowledges DATA."""
@@ -110,7 +111,7 @@ class RawWatch:
             if not data:
                 self.closed = True
                 break
-            for event in self.conn.receive_data(data):
+            for event in self.conn.receive_data(self._frames_h2_accepts(data)):
                 if isinstance(event, h2.events.DataReceived):
                     self.body += event.data
                 elif isinstance(event, h2.events.TrailersReceived):
@@ -125,6 +126,24 @@ class RawWatch:
             if out:
                 self.sock.sendall(out)
         return self
+
+    def _frames_h2_accepts(self, data: bytes) -> bytes:
+        """The whole frames received so far, minus PINGs after a GOAWAY: h2 closes its state
+        machine on any GOAWAY, even the shutdown notice of a graceful drain, and then refuses
+        the PING the server sends after it (RFC 9113 §6.8 allows it; h2 does not)."""
+        self.inbound += data
+        accepted = b""
+        while len(self.inbound) >= 9:
+            end = 9 + int.from_bytes(self.inbound[:3], "big")
+            if len(self.inbound) < end:
+                break
+            frame, self.inbound = self.inbound[:end], self.inbound[end:]
+            if frame[3] == 0x7:
+                self.goaway_seen = True
+            elif frame[3] == 0x6 and self.goaway_seen:
+                continue
+            accepted += frame
+        return accepted
 
     def messages(self, pb):
         found, rest = [], self.body
