@@ -24,13 +24,7 @@ extension Schema {
             apple_notification_type TEXT NOT NULL,
             PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
         ) WITHOUT ROWID;
-        INSERT INTO history_events_rebuilt (
-            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
-            original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
-            SELECT event_id, user_rowid, \(kindCode), occurred_at_ms, product_id, transaction_id,
-                original_transaction_id, expires_at_ms, \(environmentCode), \(sourceCode),
-                apple_notification_type
-            FROM history_events;
+        \(copyWithCodes(table: "history_events", parent: "user_rowid"))
         DROP TABLE history_events;
         ALTER TABLE history_events_rebuilt RENAME TO history_events;
 
@@ -47,17 +41,27 @@ extension Schema {
             source INTEGER NOT NULL,
             apple_notification_type TEXT NOT NULL
         ) WITHOUT ROWID;
-        INSERT INTO pending_events_rebuilt (
-            event_id, chain_rowid, kind, occurred_at_ms, product_id, transaction_id,
-            original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
-            SELECT event_id, chain_rowid, \(kindCode), occurred_at_ms, product_id, transaction_id,
-                original_transaction_id, expires_at_ms, \(environmentCode), \(sourceCode),
-                apple_notification_type
-            FROM pending_events;
+        \(copyWithCodes(table: "pending_events", parent: "chain_rowid"))
         DROP TABLE pending_events;
         ALTER TABLE pending_events_rebuilt RENAME TO pending_events;
         CREATE INDEX pending_events_by_chain ON pending_events(chain_rowid);
         """)
+
+    /// The copy step of both event tables' rebuild above, into `<table>_rebuilt`: every column,
+    /// with kind, environment and source turned into their codes. `parent` is the column that
+    /// ties an event to its user (history) or chain (pending). The text is the one the
+    /// migration landed with, so the migration stays what it was.
+    private static func copyWithCodes(table: String, parent: String) -> String {
+        """
+        INSERT INTO \(table)_rebuilt (
+            event_id, \(parent), kind, occurred_at_ms, product_id, transaction_id,
+            original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
+            SELECT event_id, \(parent), \(kindCode), occurred_at_ms, product_id, transaction_id,
+                original_transaction_id, expires_at_ms, \(environmentCode), \(sourceCode),
+                apple_notification_type
+            FROM \(table);
+        """
+    }
 
     /// Storage (issue 14 goal 2): a transaction's environment becomes its ``StorageCodes`` code
     /// (1 byte in SQLite instead of 10). Rebuilt as above, keeping every row id.

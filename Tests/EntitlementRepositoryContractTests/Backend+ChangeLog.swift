@@ -25,14 +25,7 @@ extension Backend {
             configuration.changeRetentionMs = nil
             configuration.dueTimer = false  // the test moves the clock and drives time itself
             let store = try EntitlementStore(path: directory + "/entitlements.sqlite", configuration: configuration)
-            store.start()
-            do {
-                try await body(store)
-            } catch {
-                await store.close()
-                throw error
-            }
-            await store.close()
+            try await withStarted(store) { try await body($0) }
         case .memory:
             try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: clock.read))
         case .postgres:

@@ -41,14 +41,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let store = try EntitlementStore(
                 path: directory + "/entitlements.sqlite",
                 configuration: .init(transferPolicy: policy, factsCacheCapacity: 128, clock: clock))
-            store.start()
-            do {
-                try await body(store)
-            } catch {
-                await store.close()
-                throw error
-            }
-            await store.close()
+            try await withStarted(store) { try await body($0) }
         case .memory:
             try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: clock))
         case .postgres:
@@ -57,6 +50,19 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             ) { try await body($0) }
         }
     }
+}
+
+/// Starts `store`, runs `body` with it and closes it on both paths, so a failing test leaves no
+/// writer thread or database connection behind for the next one.
+func withStarted<Store: StoreBackend>(_ store: Store, _ body: (Store) async throws -> Void) async throws {
+    store.start()
+    do {
+        try await body(store)
+    } catch {
+        await store.close()
+        throw error
+    }
+    await store.close()
 }
 
 @Sendable func wallClockMs() -> Int64 {

@@ -61,14 +61,7 @@ enum PostgresTestServer {
     ) async throws {
         try await withDatabase { url in
             let store = try await offPool { try PostgresEntitlementStore(url: url, configuration: configuration) }
-            store.start()
-            do {
-                try await body(store)
-            } catch {
-                await store.close()
-                throw error
-            }
-            await store.close()
+            try await withStarted(store, body)
         }
     }
 
