@@ -5,7 +5,9 @@ entitlementd-testing with the test's own flags plus `--database <a PostgreSQL da
 haproxy in front of them (haproxy.py); the object it returns looks like a single server:
 
 - `.address`, `.host`, `.port`, `.channel()`: haproxy's. A test's `--listen HOST:PORT` is
-  haproxy's address (the replicas take free ports of their own).
+  haproxy's address (the replicas take free ports of their own). Every connection of the test
+  goes to replica 0 while it is up (haproxy.py says why), so what one connection wrote another
+  reads; `server(..., spread=True)` spreads connections over the replicas (test_cluster.py).
 - `.proc`, `.stderr()`, `.workdir` and signals other than the ones below: replica 0's. It is started first and alone, and holds the singleton lease before the others
   start, so it is the replica that runs reconciliation and webhook delivery; haproxy sends
   /metrics and /admin/* to it alone. SIGHUP (a reload), SIGTERM/SIGINT (a stop) and `.kill()`
@@ -14,7 +16,7 @@ haproxy in front of them (haproxy.py); the object it returns looks like a single
   first holding the lease; `.proc.wait()` is replica 0's.
 - `metrics_text(server)` (this module), which tests that count use instead of GET /metrics:
   every replica's /metrics summed series by series, as a dashboard's sum() over the replicas
-  shows them (the calls of a test spread over the replicas).
+  shows them (calls reach other replicas when replica 0 is down or the test spreads them).
 - `.stop()` stops haproxy, then every replica (SIGTERM); it answers 0 only when every replica
   exited 0, so the fixture's clean-shutdown check covers all of them.
 - `--database PATH` names a database for the length of the test: the first server(...) naming
@@ -55,19 +57,6 @@ def cluster_size() -> int:
     if not value.isdigit():
         raise pytest.UsageError(f"{SIZE_ENV}={value!r}: give a number of replicas (0 or unset: no cluster)")
     return int(value)
-
-
-# Replicas learn of another replica's writes from PostgreSQL's NOTIFY (README, consistency model;
-# p99 4.8 ms measured by Benchmarks/invalidation-delay.py). A test that writes on one connection
-# (a webhook post: a new connection, so possibly another replica) and reads on its gRPC channel
-# waits this long in the cluster stage, well above that bound even on a loaded box.
-REPLICATION_WAIT = 0.2
-
-
-def await_replication() -> None:
-    """Lets a write on one replica reach the others (no-op outside the cluster stage)."""
-    if cluster_size():
-        time.sleep(REPLICATION_WAIT)
 
 
 def flag_value(flags, name):
@@ -152,7 +141,8 @@ def lease_held(address: str):
 class ClusterServer:
     """N replicas over one database, haproxy in front; see the module doc for what goes where."""
 
-    def __init__(self, server_class, binary: Path, workdir: Path, flags, database_url: str, size: int):
+    def __init__(self, server_class, binary: Path, workdir: Path, flags, database_url: str, size: int,
+                 spread: bool = False):
         self.cluster_dir = workdir
         self.database_url = database_url
         listen = flag_value(flags, "--listen") or f"127.0.0.1:{free_port()}"
@@ -170,7 +160,7 @@ class ClusterServer:
                         self.replicas.append(future.result())
                 for future in futures:
                     future.result()  # raises the first start that failed
-            self.haproxy = Haproxy(workdir, listen, [r.address for r in self.replicas])
+            self.haproxy = Haproxy(workdir, listen, [r.address for r in self.replicas], spread=spread)
         except BaseException:
             self.stop()  # what did start, so a failed start leaves no process behind
             raise
@@ -279,11 +269,11 @@ class Clusters:
             self.databases[path] = self.postgres.create_database()
         return self.databases[path]
 
-    def start(self, workdir: Path, flags, size: int = None) -> ClusterServer:
+    def start(self, workdir: Path, flags, size: int = None, spread: bool = False) -> ClusterServer:
         name = self.database_for(flags)
         flags = without_flag(list(flags), "--database")
         cluster = ClusterServer(self.server_class, self.binary, workdir, flags,
-                                self.postgres.database_url(name), size or self.size)
+                                self.postgres.database_url(name), size or self.size, spread)
         cluster.database_name = name
         self.started.append(cluster)
         return cluster

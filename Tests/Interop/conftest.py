@@ -168,15 +168,16 @@ def server(binary, tmp_path, request):
     """Factory: server(*flags) starts entitlementd-testing (so the testing service is served) on
     a free port with a fresh --database (unless flags name one); every server started is stopped with SIGTERM at teardown and must
     exit 0 within 15 s. In the cluster stage (ENTITLEMENTD_CLUSTER=N) it starts N replicas over
-    PostgreSQL behind haproxy instead, `replicas=` overriding N (cluster.py says what goes where)."""
+    PostgreSQL behind haproxy instead, `replicas=` overriding N, `spread=True` balancing the test's
+    connections over them instead of pinning them to replica 0 (cluster.py says what goes where)."""
     started = []
     clusters = cluster.clusters_for(request, binary, Server)
 
-    def start(*flags, replicas=None) -> Server:
+    def start(*flags, replicas=None, spread=False) -> Server:
         workdir = tmp_path / f"server{len(started)}"
         workdir.mkdir()
         flags = [str(f) for f in flags]
-        s = clusters.start(workdir, flags, replicas) if clusters else Server(binary, workdir, flags)
+        s = clusters.start(workdir, flags, replicas, spread) if clusters else Server(binary, workdir, flags)
         started.append(s)
         return s
 

@@ -5,10 +5,13 @@ recognises the HTTP/2 preface on a clear-text connection (h2c, gRPC) and speaks 
 otherwise (Apple's webhook, /healthz, /metrics, /admin/*). HTTP/2 requests go to the backends
 over HTTP/2 (`proto h2`), HTTP/1.1 requests over HTTP/1.1, each backend to every replica.
 
-Balancing is by the client connection (`balance hash src_port`): every request of one grpcio
-channel or one HTTP connection lands on one replica, as with a connection-level balancer, so a
-caller keeps read-your-writes on its connection, while a test's other connections (its webhook
-posts, a second channel, entitlementctl) land on other replicas and read across them.
+A test's connections all go to one replica (`balance first`: replica 0 while it is up, the
+next one when it is down), so a write through one connection (a webhook post) and a read
+through another (the test's gRPC channel) meet the same replica. Cross-replica visibility is
+eventual by design (NOTIFY), which the suite's other tests do not assert; test_cluster.py
+tests it on purpose, addressing replicas directly or spreading its connections
+(`spread=True`: `balance hash src_port`, every request of one connection on one replica, the
+connections over all replicas).
 /metrics and /admin/* go to replica 0 alone, the replica the fixture's stderr and signals belong
 to (an on-demand reconciliation then shows in the metrics of the replica that ran it).
 
@@ -16,7 +19,7 @@ Health checks ask each replica's /healthz over HTTP/1.1 every 500 ms, also for t
 backend (`check-proto h1`): there, haproxy 2.6's default HTTP/2 check marked every replica DOWN
 ("Socket error") while its HTTP/2 requests to the same replicas succeeded. A replica is also marked
 down at its first refused connection (`observe layer4`, `on-error mark-down`): one that is
-draining after SIGTERM refuses new connections at once, and the hash would otherwise send its
+draining after SIGTERM refuses new connections at once, and the balancer would otherwise send its
 clients' retries back to it until two checks failed (their requests got haproxy's 503). A
 request is retried on another replica only when its connection to the first one failed
 (`retry-on conn-failure`, `option redispatch`); a request already sent is never replayed.
@@ -39,8 +42,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def config(listen: str, replicas, check_interval_ms: int = 500) -> str:
-    """The haproxy.cfg text for `replicas` (HOST:PORT each, replica 0 first)."""
+def config(listen: str, replicas, check_interval_ms: int = 500, spread: bool = False) -> str:
+    """The haproxy.cfg text for `replicas` (HOST:PORT each, replica 0 first); `spread` balances
+    connections over the replicas instead of pinning them to the first one up."""
+    balance = "hash src_port" if spread else "first"
+
     def servers(extra: str) -> str:
         return "\n".join(f"    server replica{i} {address} {extra}".rstrip() for i, address in enumerate(replicas))
 
@@ -73,11 +79,11 @@ frontend entitlementd
     default_backend http1
 
 backend grpc
-    balance hash src_port
+    balance {balance}
 {servers("proto h2 " + check)}
 
 backend http1
-    balance hash src_port
+    balance {balance}
 {servers(check)}
 
 backend replica0
@@ -88,11 +94,11 @@ backend replica0
 class Haproxy:
     """haproxy in the foreground (-db) on `listen`, its log in workdir/haproxy.log."""
 
-    def __init__(self, workdir: Path, listen: str, replicas):
+    def __init__(self, workdir: Path, listen: str, replicas, spread: bool = False):
         self.workdir = workdir
         self.listen = listen
         self.config_path = workdir / "haproxy.cfg"
-        self.config_path.write_text(config(listen, replicas))
+        self.config_path.write_text(config(listen, replicas, spread=spread))
         self.log_path = workdir / "haproxy.log"
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(["haproxy", "-db", "-f", str(self.config_path)],

@@ -286,7 +286,8 @@ def test_kill_9_of_the_lease_holder_hands_the_lease_over(pb, server):
 def test_replicas_restarted_under_load_lose_no_acknowledged_write(pb, server, cluster_postgres, fast_signer):
     seed = random.SystemRandom().randrange(1, 1 << 31)
     print(f"restart under load: seed {seed}")
-    c = server("--apple-root-ca", fast_signer.pki.root_pem_path, "--log-level", "warning", replicas=3)
+    c = server("--apple-root-ca", fast_signer.pki.root_pem_path, "--log-level", "warning", replicas=3,
+               spread=True)  # the load reaches every replica, so each restart cuts into live traffic
     model, outcomes, stop = Model(seed), Outcomes(), threading.Event()
     rng = random.Random(seed)
     workers = [threading.Thread(target=drive, args=(c.address, model, fast_signer, random.Random(rng.random()),

@@ -22,7 +22,6 @@ import grpc
 import pytest
 
 import apple_pki
-import cluster
 from apple_pki import (BUNDLE_ID, DAY_MS, PKI, PRODUCT_ID, Signer, b64url, b64url_decode, decode_payload,
                        notification, renewal, replace_payload, transaction)
 
@@ -86,9 +85,7 @@ class Client:
             body = json.dumps(body).encode()
         elif isinstance(body, str):
             body = body.encode()
-        status = self.post_http1(body) if transport == "http1" else self.post_http2(body)
-        cluster.await_replication()
-        return status
+        return self.post_http1(body) if transport == "http1" else self.post_http2(body)
 
     def post_http1(self, body: bytes) -> int:
         conn = http.client.HTTPConnection(self.server.host, self.server.port, timeout=30)
