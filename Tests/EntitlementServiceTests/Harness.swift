@@ -54,15 +54,37 @@ enum Harness {
     }
 }
 
-/// Waits until `condition` holds, polling; fails after a bound generous enough for a loaded
-/// machine. A correctness wait, never a performance assertion.
+/// Waits until `condition` holds, polling; fails after 30 s of polling. A correctness wait,
+/// never a performance assertion.
+///
+/// The bound counts the time between polls only up to ``PollBudget/longestCountedGap`` per
+/// poll. Swift Testing runs suites in parallel on the cooperative pool (one thread per core):
+/// when other suites keep it busy for a while, neither this poll nor the tasks it waits for
+/// run, and a wall-clock deadline used to expire during that stall, so the first poll after it
+/// failed before the awaited tasks had had their turn.
 func eventually(_ what: String, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(30)
+    var budget = PollBudget(.seconds(30))
     while !condition() {
-        guard ContinuousClock.now < deadline else {
-            throw WaitTimedOut(what: what)
-        }
+        guard budget.spend() else { throw WaitTimedOut(what: what) }
         try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+/// Polling time left, spent by the gap since the last poll up to ``longestCountedGap``: a longer
+/// gap is the process being starved, not the awaited condition failing.
+struct PollBudget {
+    static let longestCountedGap: Duration = .milliseconds(100)
+    private var remaining: Duration
+    private var lastPoll = ContinuousClock.now
+
+    init(_ total: Duration) { remaining = total }
+
+    /// Spends the time since the last poll; false once the budget is used up.
+    mutating func spend() -> Bool {
+        let now = ContinuousClock.now
+        remaining -= min(now - lastPoll, Self.longestCountedGap)
+        lastPoll = now
+        return remaining > .zero
     }
 }
 
