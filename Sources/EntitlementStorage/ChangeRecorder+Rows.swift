@@ -6,10 +6,11 @@ extension ChangeRecorder {
 
     /// Prepared once per connection (see ``ChangeRecorder/statements``).
     struct Statements {
-        let findUser, transactions, renewals, heads, append, putHead: DB.Statement
+        let findUser, transactions, renewals, userFacts, heads, append, putHead: DB.Statement
 
         init(_ db: DB) throws {
             findUser = try db.prepare("SELECT id FROM users WHERE user_id = ?")
+            userFacts = try db.prepare(UserFacts.tablesSQL)
             transactions = try db.prepare(StoreReaderSQL.userTransactionsSQL)
             renewals = try db.prepare(StoreReaderSQL.userRenewalInfosSQL)
             heads = try db.prepare(ChangeRecorderSQL.headsSQL)

@@ -32,8 +32,14 @@ final class ChangeRecorder<DB: StorageEngine> {
 
     /// Announces how the write just recorded changed `userIDs`' entitlements at `nowMs`; each
     /// change names its cause among `addedEvents` (``ChangeCause``). Returns how many it appended.
+    ///
+    /// The facts it reads for each user (the write's result, read exactly as
+    /// ``UserFacts/readTables(_:userID:)`` reads them for the `user_facts` record) go into
+    /// `readFacts`, so the writer can build the user's record from them instead of reading the
+    /// same rows again before COMMIT.
     func recordChanges(
-        of userIDs: Set<String>, nowMs: Int64, addedEvents: [(owner: Int64, event: HistoryEvent)]
+        of userIDs: Set<String>, nowMs: Int64, addedEvents: [(owner: Int64, event: HistoryEvent)],
+        readFacts: inout [String: UserFacts]
     )
         throws -> Int
     {
@@ -41,9 +47,9 @@ final class ChangeRecorder<DB: StorageEngine> {
         for userID in userIDs.sorted() {
             guard let userRow = try userRow(userID) else { continue }
             let before = try heads(userRow: userRow)
-            let after = EntitlementRules.entitlements(
-                for: try facts(userRow: userRow), at: .now(nowMs),
-                catalog: catalog)
+            let facts = try UserFacts.readTables(statements.userFacts, userID: userID)
+            readFacts[userID] = facts
+            let after = EntitlementRules.entitlements(for: facts, at: .now(nowMs), catalog: catalog)
             for transition in EntitlementTransitions.between(before: before, after: after) {
                 let chainID = transition.entitlement.originalTransactionID
                 let cause = try ChangeCause.eventID(owner: userRow, chainID: chainID, addedByWrite: addedEvents) {

@@ -3,16 +3,19 @@ import SQLDatabase
 
 /// Keeps the `user_facts` read model in step with the tables (see ``UserFactsRecord``).
 extension FactsRecorder {
-    /// Rewrites the record of each user in `userIDs` from the tables.
+    /// Rewrites the record of each user in `userIDs` from the tables, or from `known` facts
+    /// already read from them after the user's last write in this transaction.
     ///
     /// The writer calls it inside the batch's transaction, after the writes and before COMMIT,
     /// with the same users whose cache entries it then invalidates: a record therefore commits
     /// together with every change to its user's facts, and is never older than the tables.
-    func refreshRecords(for userIDs: some Sequence<String>) throws {
+    /// `known` must hold only facts read (``UserFacts/readTables(_:userID:)``) after the last
+    /// change to that user in this transaction; the writer keeps each successful write's.
+    func refreshRecords(for userIDs: some Sequence<String>, known: [String: UserFacts] = [:]) throws {
         let tables = try db.prepare(UserFacts.tablesSQL)
         let upsert = try db.prepare(UserFacts.upsertRecordSQL)
         for userID in userIDs {
-            let facts = try UserFacts.readTables(tables, userID: userID)
+            let facts = try known[userID] ?? UserFacts.readTables(tables, userID: userID)
             upsert.bind(userID, at: 1)
             upsert.bind(blob: UserFactsRecord.encode(facts), at: 2)
             try upsert.execute()

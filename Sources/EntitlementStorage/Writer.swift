@@ -47,6 +47,9 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
     var dutiesWereActive = true
     /// Changes appended in the open transaction by cause label, for the metrics after COMMIT.
     var appendedChanges: [String: Int] = [:]
+    /// The facts the change recorder read after each successful write of the open batch, by
+    /// user (the latest write's): the `user_facts` records are built from them before COMMIT.
+    var batchFacts: [String: UserFacts] = [:]
     /// The due pass's lag in the open transaction, reported after COMMIT.
     var pendingDueLagSeconds: Double?
     /// The earliest due instant of any head, refreshed after every commit: the timer's alarm.
@@ -124,6 +127,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
         let started = ContinuousClock.now
         appendedChanges = [:]
         pendingDueLagSeconds = nil
+        batchFacts = [:]
         do {
             try db.transaction(beginning: DB.beginWrite) {
                 // Time first: a change that was due before these facts arrived is not theirs.
@@ -137,7 +141,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                     }
                     return answer.resume
                 }
-                try recorder.refreshRecords(for: affectedUsers)
+                try recorder.refreshRecords(for: affectedUsers, known: batchFacts)
                 try publishCommit(users: affectedUsers)
             }
             committed = true
@@ -171,10 +175,18 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
     }
 
     /// The changes the job just recorded made, derived in its savepoint so they commit or
-    /// roll back with it.
-    private func recordChanges(of users: Set<String>) throws -> Int {
+    /// roll back with it; the users' facts read for it go into `facts`.
+    private func recordChanges(of users: Set<String>, facts: inout [String: UserFacts]) throws -> Int {
         defer { recorder.addedEvents = [] }
-        return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents)
+        return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents,
+                                         readFacts: &facts)
+    }
+
+    /// Keeps the facts a write that committed to its savepoint left its users with (a failed
+    /// write's were rolled back with it, so they are dropped).
+    private func keep(_ facts: [String: UserFacts], if succeeded: Bool) {
+        guard succeeded else { return }
+        batchFacts.merge(facts) { _, newer in newer }
     }
 
     /// Records one job in its own savepoint; returns whether it succeeded and how to answer it.
@@ -187,20 +199,24 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
         switch job {
         case let .write(write, continuation):
             var appended = 0
+            var facts: [String: UserFacts] = [:]
             let answer = try answer(continuation, failing: "recording facts") {
                 let outcome = try recorder.record(write, affectedUsers: &affectedUsers)
-                appended = try recordChanges(of: affectedUsers)
+                appended = try recordChanges(of: affectedUsers, facts: &facts)
                 return outcome
             }
+            keep(facts, if: answer.succeeded)
             if answer.succeeded { appendedChanges[write.source.rawValue, default: 0] += appended }
             return answer
         case let .notification(notification, continuation):
             var appended = 0
+            var facts: [String: UserFacts] = [:]
             let answer = try answer(continuation, failing: "recording a notification") {
                 let outcome = try recorder.apply(notification, affectedUsers: &affectedUsers)
-                appended = try recordChanges(of: affectedUsers)
+                appended = try recordChanges(of: affectedUsers, facts: &facts)
                 return outcome
             }
+            keep(facts, if: answer.succeeded)
             if answer.succeeded { appendedChanges[notification.source.rawValue, default: 0] += appended }
             return answer
         case let .webhooks(write, continuation):

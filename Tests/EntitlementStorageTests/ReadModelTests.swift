@@ -41,6 +41,52 @@ final class ReadModelTests: StoreTestCase {
         await store.close()
     }
 
+    /// The writer builds records from the facts each write's change recording read, keeping the
+    /// last successful write's per user; a write refused in the same batch must not leave its view.
+    func testWritesBatchedTogetherLeaveRecordsEqualToTheTables() async throws {
+        let store = try openStore(policy: .reject)
+        _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1000", chain: "1000")]))
+        _ = try await store.write(Fixture.receipt("bob", [Fixture.subscription("2000", chain: "2000")]))
+        let refused = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    do {
+                        switch index % 4 {
+                        case 0:
+                            _ = try await store.write(Fixture.receipt(
+                                "alice", [Fixture.subscription("1\(index + 1_000)", chain: "1000")]))
+                        case 1:
+                            // Bob claiming alice's chain: refused under .reject, rolled back alone.
+                            _ = try await store.write(Fixture.receipt(
+                                "bob", [Fixture.subscription("1000", chain: "1000"),
+                                        Fixture.subscription("2\(index + 1_000)", chain: "2000")]))
+                        case 2:
+                            _ = try await store.apply(Fixture.notification(
+                                "v2:\(index)", transactions: [Fixture.subscription("3\(index + 1_000)", chain: "1000")],
+                                renewals: [RenewalInfo(originalTransactionID: "1000", autoRenewStatus: index % 8 == 2,
+                                                       signedDateMs: Int64(index))]))
+                        default:
+                            _ = try await store.write(Fixture.receipt(
+                                "bob", [Fixture.subscription("4\(index + 1_000)", chain: "2000")]))
+                        }
+                        return false
+                    } catch {
+                        return true
+                    }
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        XCTAssertEqual(refused, 10, "every claim of alice's chain by bob is refused, nothing else")
+        XCTAssertLessThan(store.statistics.commits, store.statistics.appliedWrites, "some writes shared a commit")
+        for user in ["alice", "bob"] {
+            XCTAssertEqual(try record(user), try tables(user), user)
+        }
+        XCTAssertEqual(try record("alice")?.transactions.count, 21)
+        XCTAssertEqual(try record("bob")?.transactions.count, 11)
+        await store.close()
+    }
+
     func testADatabaseFromBeforeTheReadModelIsReadFromTheTablesUntilItsNextWrite() async throws {
         try Version3Database.create(at: databasePath)
         let store = try openStore()
