@@ -23,7 +23,7 @@ extension EntitlementStore {
             try db.execute("""
                 PRAGMA synchronous = FULL;
                 PRAGMA foreign_keys = ON;
-                PRAGMA cache_size = -\(max(2_000, configuration.writerCacheKiB));
+                PRAGMA cache_size = -\(max(WriterCacheSize.minimumKiB, configuration.writerCacheKiB));
                 """)
         } catch {
             throw StoreError.storage(error, "opening the database at \(path)")
@@ -51,6 +51,14 @@ extension EntitlementStore {
             }
         } catch {
             throw StoreError.storage(error, "migrating the database at \(path)")
+        }
+        do {
+            // After migrations, which may have grown the file (see WriterCacheSize for why).
+            let fileBytes = (try db.scalarInt64("PRAGMA page_count") ?? 0) * (try db.scalarInt64("PRAGMA page_size") ?? 0)
+            let cacheKiB = WriterCacheSize.kibibytes(configured: configuration.writerCacheKiB, fileBytes: fileBytes)
+            try db.execute("PRAGMA cache_size = -\(cacheKiB)")
+        } catch {
+            throw StoreError.storage(error, "sizing the writer's page cache for \(path)")
         }
         return db
     }

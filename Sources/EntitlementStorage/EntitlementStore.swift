@@ -26,7 +26,8 @@ public final class EntitlementStore: EntitlementRepository, CoreBackedStore {
         public var busyTimeoutMs: Int32
         /// The most writes committed in one transaction; bounds a batch's latency.
         public var maxBatchSize: Int
-        /// The writer connection's page cache; larger speeds up bulk seeding.
+        /// The writer connection's page cache once the file is past 1 GiB (4 MiB at most below
+        /// that, see ``WriterCacheSize``); larger speeds up bulk seeding.
         public var writerCacheKiB: Int
         /// Each read connection's page cache (one connection per concurrently reading thread):
         /// cache misses read B-tree pages from here before going to the OS.
