@@ -54,7 +54,8 @@ extension EntitlementStore {
         }
         do {
             // After migrations, which may have grown the file (see WriterCacheSize for why).
-            let fileBytes = (try db.scalarInt64("PRAGMA page_count") ?? 0) * (try db.scalarInt64("PRAGMA page_size") ?? 0)
+            let pages = try db.scalarInt64("PRAGMA page_count") ?? 0
+            let fileBytes = pages * (try db.scalarInt64("PRAGMA page_size") ?? 0)
             let cacheKiB = WriterCacheSize.kibibytes(configured: configuration.writerCacheKiB, fileBytes: fileBytes)
             try db.execute("PRAGMA cache_size = -\(cacheKiB)")
         } catch {

@@ -16,8 +16,9 @@ final class WriterCacheSizeTests: XCTestCase {
             (100, 2 * gib, 2_000),
         ]
         for row in table {
-            XCTAssertEqual(WriterCacheSize.kibibytes(configured: row.configured, fileBytes: row.fileBytes), row.expected,
-                           "configured \(row.configured) KiB, file \(row.fileBytes) bytes")
+            XCTAssertEqual(
+                WriterCacheSize.kibibytes(configured: row.configured, fileBytes: row.fileBytes), row.expected,
+                "configured \(row.configured) KiB, file \(row.fileBytes) bytes")
         }
     }
 }
