@@ -229,5 +229,6 @@ enum Schema {
         webhookOutboxMigration,
         compactHistoryMigration,
         transactionsEnvironmentMigration,
+        userFactsRowidMigration,
     ])
 }
