@@ -16,14 +16,10 @@ enum HTTP2Callbacks {
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
     }
 
-    @inline(__always)
-    static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2ServerSession {
-        Unmanaged<HTTP2ServerSession>.fromOpaque(userData!).takeUnretainedValue()
-    }
-
     /// Runs `body` with the owning session without retaining it: the session outlives every
-    /// callback nghttp2 makes (it deletes the nghttp2 session in its deinit). For the callbacks
-    /// that run several times per request.
+    /// callback nghttp2 makes (it deletes the nghttp2 session in its deinit). Every callback
+    /// goes through here: each runs at least once per request, and a retained owner cost a
+    /// retain and a release each time.
     @inline(__always)
     static func withOwner<R>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2ServerSession) -> R) -> R {
         Unmanaged<HTTP2ServerSession>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
@@ -33,39 +29,41 @@ enum HTTP2Callbacks {
     /// stream identifier the client skipped: the RFC 9113 §5.1.1 check nghttp2 leaves out.
     static let onBeginFrame: nghttp2_on_begin_frame_callback = { _, header, userData in
         guard let header, header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-        let session = owner(userData)
-        guard session.clientStreamIDs.admitHeaders(streamID: header.pointee.stream_id) else {
-            return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+        return withOwner(userData) { session in
+            guard session.clientStreamIDs.admitHeaders(streamID: header.pointee.stream_id) else {
+                return Int32(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+            }
+            return 0
         }
-        return 0
     }
 
     static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
         guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-        owner(userData).beginIncoming(frame.pointee.hd.stream_id)
+        withOwner(userData) { $0.beginIncoming(frame.pointee.hd.stream_id) }
         return 0
     }
 
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
         withOwner(userData) { session in
-            guard let frame, let name, let value,
-                  let stream = session.incomingStream(frame.pointee.hd.stream_id) else { return 0 }
-            stream.headerBytes += nameLength + valueLength + 32
-            if stream.headerBytes > session.limits.maxHeaderListSize {
-                stream.headerLimitExceeded = true
-                return 0
-            }
-            if nameLength > 0 && name[0] == UInt8(ascii: ":") {
-                // Only two pseudo-headers are kept; the others (:scheme, :authority) need no String.
-                if HeaderInterning.equals(name, nameLength, ":path") {
-                    stream.path = session.recentStrings.string(value, valueLength)
-                } else if HeaderInterning.equals(name, nameLength, ":method") {
-                    stream.method = HeaderInterning.string(value, valueLength)
+            guard let frame, let name, let value else { return 0 }
+            session.withIncomingStream(frame.pointee.hd.stream_id) { stream in
+                stream.headerBytes += nameLength + valueLength + 32
+                if stream.headerBytes > session.limits.maxHeaderListSize {
+                    stream.headerLimitExceeded = true
+                    return
                 }
-            } else {
-                stream.headers.add(name: session.recentStrings.string(name, nameLength),
-                                   value: session.recentStrings.string(value, valueLength))
+                if nameLength > 0 && name[0] == UInt8(ascii: ":") {
+                    // Only two pseudo-headers are kept; the others (:scheme, :authority) need no String.
+                    if HeaderInterning.equals(name, nameLength, ":path") {
+                        stream.path = session.recentStrings.string(value, valueLength)
+                    } else if HeaderInterning.equals(name, nameLength, ":method") {
+                        stream.method = HeaderInterning.string(value, valueLength)
+                    }
+                } else {
+                    stream.headers.add(name: session.recentStrings.string(name, nameLength),
+                                       value: session.recentStrings.string(value, valueLength))
+                }
             }
             return 0
         }
@@ -75,79 +73,88 @@ enum HTTP2Callbacks {
         guard let frame else { return 0 }
         let type = frame.pointee.hd.type
         if type == UInt8(NGHTTP2_PING.rawValue) && frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
-            withUnsafeBytes(of: frame.pointee.ping.opaque_data) { owner(userData).receivedPingAcknowledgement($0) }
+            withUnsafeBytes(of: frame.pointee.ping.opaque_data) { opaque in
+                withOwner(userData) { $0.receivedPingAcknowledgement(opaque) }
+            }
             return 0
         }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
-        let session = owner(userData)
         let id = frame.pointee.hd.stream_id
-        guard let stream = session.removeIncoming(id) else { return 0 }
-        let request = HTTPRequest(
-            version: .http2, method: stream.method, path: stream.path, headers: stream.headers,
-            body: stream.body, bodyLimitExceeded: stream.bodyLimitExceeded,
-            headerLimitExceeded: stream.headerLimitExceeded)
-        session.events.append(.request(streamID: id, request))
-        return 0
+        return withOwner(userData) { session in
+            guard let stream = session.removeIncoming(id) else { return 0 }
+            let request = HTTPRequest(
+                version: .http2, method: stream.method, path: stream.path, headers: stream.headers,
+                body: stream.body, bodyLimitExceeded: stream.bodyLimitExceeded,
+                headerLimitExceeded: stream.headerLimitExceeded)
+            session.events.append(.request(streamID: id, request))
+            return 0
+        }
     }
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
-        guard let data, let stream = owner(userData).incomingStream(streamID) else { return 0 }
-        if stream.bodyLimitExceeded { return 0 }
-        if stream.body.count + length > owner(userData).limits.maxRequestBodySize {
-            // Drop, don't truncate: the service answers "too large" and memory stays bounded.
-            stream.bodyLimitExceeded = true
-            stream.body = []
-            return 0
+        guard let data else { return 0 }
+        withOwner(userData) { session in
+            session.withIncomingStream(streamID) { stream in
+                if stream.bodyLimitExceeded { return }
+                if stream.body.count + length > session.limits.maxRequestBodySize {
+                    // Drop, don't truncate: the service answers "too large" and memory stays bounded.
+                    stream.bodyLimitExceeded = true
+                    stream.body = []
+                    return
+                }
+                stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+            }
         }
-        stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
         return 0
     }
 
     static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
-        let session = owner(userData)
-        session.removeIncoming(streamID)
-        if let body = session.outgoing.removeValue(forKey: streamID), body.isStreamed {
-            session.openStreamedResponses -= 1
+        withOwner(userData) { session in
+            session.removeIncoming(streamID)
+            if let body = session.outgoing.removeValue(forKey: streamID), body.isStreamed {
+                session.openStreamedResponses -= 1
+            }
+            session.events.append(.streamClosed(streamID: streamID))
         }
-        session.events.append(.streamClosed(streamID: streamID))
         return 0
     }
 
     /// Copies the pending response body into nghttp2's frame buffer; at the end either ends
     /// the stream or, for gRPC, submits the trailers that end it.
     static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
-        let session = owner(userData)
-        guard let body = session.outgoing[streamID], let buffer else {
-            return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
-        }
-        let n = min(length, body.bytes.count - body.offset)
-        if n > 0 {
-            body.bytes.withUnsafeBufferPointer { source in
-                buffer.update(from: source.baseAddress! + body.offset, count: n)
+        withOwner(userData) { session in
+            guard let body = session.outgoing[streamID], let buffer else {
+                return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
             }
-            body.offset += n
-            if body.isStreamed { session.drained.append((streamID: streamID, bytes: n)) }
-        }
-        if body.offset == body.bytes.count && !body.isComplete {
-            // A streamed body caught up with its writer: wait for more (or the finish).
-            if n > 0 { return n }
-            body.bytes.removeAll(keepingCapacity: true)
-            body.offset = 0
-            body.isDeferred = true
-            return Int(NGHTTP2_ERR_DEFERRED.rawValue)
-        }
-        if body.offset == body.bytes.count {
-            flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
-            if let trailers = body.trailers {
-                flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
-                if session.submitTrailers(streamID: streamID, trailers: trailers) != 0 {
-                    return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+            let n = min(length, body.bytes.count - body.offset)
+            if n > 0 {
+                body.bytes.withUnsafeBufferPointer { source in
+                    buffer.update(from: source.baseAddress! + body.offset, count: n)
                 }
+                body.offset += n
+                if body.isStreamed { session.drained.append((streamID: streamID, bytes: n)) }
             }
-            session.outgoing[streamID] = nil
-            if body.isStreamed { session.openStreamedResponses -= 1 }
+            if body.offset == body.bytes.count && !body.isComplete {
+                // A streamed body caught up with its writer: wait for more (or the finish).
+                if n > 0 { return n }
+                body.bytes.removeAll(keepingCapacity: true)
+                body.offset = 0
+                body.isDeferred = true
+                return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+            }
+            if body.offset == body.bytes.count {
+                flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+                if let trailers = body.trailers {
+                    flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
+                    if session.submitTrailers(streamID: streamID, trailers: trailers) != 0 {
+                        return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+                    }
+                }
+                session.outgoing[streamID] = nil
+                if body.isStreamed { session.openStreamedResponses -= 1 }
+            }
+            return n
         }
-        return n
     }
 }

@@ -44,10 +44,11 @@ public final class HTTP2ServerSession {
     let session: OpaquePointer
     let limits: HTTP2Limits
     var incoming: [Int32: IncomingStream] = [:]
-    /// The stream ``incomingStream(_:)`` found last: a request's header fields and its body
-    /// arrive one after another, so most callbacks find their stream without hashing its id.
-    /// Cleared whenever its stream leaves ``incoming``.
-    private var lastIncoming: (id: Int32, stream: IncomingStream)?
+    /// The stream ``withIncomingStream(_:_:)`` found last: a request's header fields and its
+    /// body arrive one after another, so most callbacks find their stream without hashing its
+    /// id. Unretained (``incoming`` keeps it alive), so using it costs no retain and release;
+    /// cleared whenever its stream leaves ``incoming``.
+    private var lastIncoming: (id: Int32, stream: Unmanaged<IncomingStream>)?
     /// Long header strings this connection sent recently (its `:path`, its `user-agent`).
     var recentStrings = RecentHeaderStrings()
     var outgoing: [Int32: OutgoingBody] = [:]
@@ -98,20 +99,20 @@ public final class HTTP2ServerSession {
 
     deinit { nghttp2_session_del(session) }
 
-    /// The request being received on stream `id`, if any.
+    /// Runs `body` with the request being received on stream `id`; nil when there is none.
     @inline(__always)
-    func incomingStream(_ id: Int32) -> IncomingStream? {
-        if let last = lastIncoming, last.id == id { return last.stream }
+    func withIncomingStream<R>(_ id: Int32, _ body: (IncomingStream) -> R) -> R? {
+        if let last = lastIncoming, last.id == id { return last.stream._withUnsafeGuaranteedRef(body) }
         guard let stream = incoming[id] else { return nil }
-        lastIncoming = (id, stream)
-        return stream
+        lastIncoming = (id, Unmanaged.passUnretained(stream))
+        return body(stream)
     }
 
     /// Starts collecting a request on stream `id`.
     func beginIncoming(_ id: Int32) {
         let stream = IncomingStream()
         incoming[id] = stream
-        lastIncoming = (id, stream)
+        lastIncoming = (id, Unmanaged.passUnretained(stream))
     }
 
     /// Stops collecting stream `id`; returns what was collected.

@@ -7,13 +7,23 @@ internal import Glibc
 /// "application/grpc"). Known fields are matched by bytes and answered with a String made once.
 enum HeaderInterning {
     /// The known fields as raw literals (plain values: scanning them retains nothing) ...
-    static let literals: [StaticString] = [
+    ///
+    /// Both tables are buffers allocated once and never freed or written again (hence
+    /// `nonisolated(unsafe)`): reading a global array retained and released its storage on
+    /// every lookup, several times per request.
+    nonisolated(unsafe) static let literals = permanentTable([
         "content-type", "te", "trailers", "user-agent", "application/grpc", "grpc-timeout",
         "grpc-encoding", "grpc-accept-encoding", "authorization", "identity", "accept-encoding",
         "application/grpc+proto", "identity,deflate,gzip", "grpc-message-type", "content-length",
-    ]
+    ] as [StaticString])
     /// ... and as the Strings handed out, made once, in the same order.
-    static let strings: [String] = literals.map { $0.description }
+    nonisolated(unsafe) static let strings = permanentTable(literals.map { $0.description })
+
+    private static func permanentTable<Element>(_ values: [Element]) -> UnsafeBufferPointer<Element> {
+        let table = UnsafeMutableBufferPointer<Element>.allocate(capacity: values.count)
+        _ = table.initialize(from: values)
+        return UnsafeBufferPointer(table)
+    }
 
     static func string(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String {
         knownString(pointer, count)
