@@ -17,7 +17,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public var count: Int { fields.count }
 
-    public mutating func add(name: String, value: String) {
+    /// Takes its strings by `consuming`: the transport's header callback hands over strings it
+    /// just made, which then move into the list instead of being retained and released.
+    public mutating func add(name: consuming String, value: consuming String) {
         fields.append((name: name, value: value))
     }
 
@@ -25,7 +27,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The first value for `name` (lowercase), or nil.
     public subscript(name: String) -> String? {
-        for field in fields where field.name == name { return field.value }
+        // By index: `for field in fields` copies every field it passes (a retain and release
+        // per string), and gRPC calls look up several names that are usually absent.
+        for index in fields.indices where fields[index].name == name { return fields[index].value }
         return nil
     }
 
