@@ -4,24 +4,40 @@ import Entitlements
 /// Converts domain values to the `entitlement.v1` wire messages, in one place, so the proto
 /// contract and the domain can evolve separately.
 enum APIMapping {
+    /// Every entitlement of `list`, in order, as wire messages.
+    ///
+    /// Each element is read field by field where it lies: handing whole elements to a function
+    /// (`list.map(entitlement)`, or `entitlement(list[i])`, even through a buffer pointer)
+    /// copies each one first, a retain and a release per string field, which CheckEntitlement's
+    /// hot path would pay on every call.
+    static func entitlements(_ list: [Entitlements.Entitlement]) -> [EntitlementV1.Entitlement] {
+        list.withUnsafeBufferPointer { elements in
+            elements.indices.map { entitlement(at: elements.baseAddress! + $0) }
+        }
+    }
+
     static func entitlement(_ e: Entitlements.Entitlement) -> EntitlementV1.Entitlement {
-        var m = EntitlementV1.Entitlement()
-        m.productID = e.productID
-        m.originalTransactionID = e.originalTransactionID
-        m.state = state(e.state)
-        m.active = e.isActive
-        m.purchasedAtMs = e.purchasedAtMs
-        m.expiresAtMs = e.expiresAtMs
-        m.gracePeriodExpiresAtMs = e.gracePeriodExpiresAtMs
-        m.willAutoRenew = e.willAutoRenew
-        m.isTrialPeriod = e.isTrialPeriod
-        m.isInIntroOfferPeriod = e.isInIntroOfferPeriod
-        m.productType = productType(e.productType)
-        m.subscriptionGroupID = e.subscriptionGroupID
-        m.environment = environment(e.environment)
-        m.latestTransactionID = e.latestTransactionID
-        m.entitlementID = e.entitlementID
-        return m
+        withUnsafePointer(to: e) { entitlement(at: $0) }
+    }
+
+    /// The one mapping, reading the fields through `e` (see ``entitlements(_:)`` for why).
+    private static func entitlement(at e: UnsafePointer<Entitlements.Entitlement>) -> EntitlementV1.Entitlement {
+        EntitlementV1.Entitlement(
+            productID: e.pointee.productID,
+            originalTransactionID: e.pointee.originalTransactionID,
+            state: state(e.pointee.state),
+            active: e.pointee.state.grantsAccess,  // isActive, read off the stored field
+            purchasedAtMs: e.pointee.purchasedAtMs,
+            expiresAtMs: e.pointee.expiresAtMs,
+            gracePeriodExpiresAtMs: e.pointee.gracePeriodExpiresAtMs,
+            willAutoRenew: e.pointee.willAutoRenew,
+            isTrialPeriod: e.pointee.isTrialPeriod,
+            isInIntroOfferPeriod: e.pointee.isInIntroOfferPeriod,
+            productType: productType(e.pointee.productType),
+            subscriptionGroupID: e.pointee.subscriptionGroupID,
+            environment: environment(e.pointee.environment),
+            latestTransactionID: e.pointee.latestTransactionID,
+            entitlementID: e.pointee.entitlementID)
     }
 
     static func state(_ s: EntitlementState) -> EntitlementV1.EntitlementState {

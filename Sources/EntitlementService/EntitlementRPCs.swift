@@ -68,7 +68,7 @@ public struct EntitlementRPCs: Sendable {
                                            entitlementID: request.entitlementID, at: at, catalog: catalog)
         var response = EntitlementV1.CheckEntitlementResponse()
         response.active = check.active
-        response.entitlements = check.entitlements.map(APIMapping.entitlement)
+        response.entitlements = APIMapping.entitlements(check.entitlements)
         response.evaluatedAtMs = check.evaluatedAtMs
         return response
     }

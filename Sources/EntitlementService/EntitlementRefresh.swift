@@ -60,8 +60,8 @@ public struct EntitlementRefresh: Sendable {
         let refreshedAt = now()
         let current = try withStoreErrors { try repository.facts(userID: request.userID) }
         var response = EntitlementV1.RefreshEntitlementsResponse()
-        response.entitlements = EntitlementRules.entitlements(for: current, at: .now(refreshedAt), catalog: catalog)
-            .map(APIMapping.entitlement)
+        response.entitlements = APIMapping.entitlements(
+            EntitlementRules.entitlements(for: current, at: .now(refreshedAt), catalog: catalog))
         response.newTransactions = Int32(newTransactions)
         response.refreshedAtMs = refreshedAt
         return response

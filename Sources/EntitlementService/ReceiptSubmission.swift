@@ -106,7 +106,7 @@ public struct ReceiptSubmission: Sendable {
 
     func entitlements(of userID: String) throws -> [EntitlementV1.Entitlement] {
         let facts = try withStoreErrors { try repository.facts(userID: userID) }
-        return EntitlementRules.entitlements(for: facts, at: .now(now()), catalog: catalog).map(APIMapping.entitlement)
+        return APIMapping.entitlements(EntitlementRules.entitlements(for: facts, at: .now(now()), catalog: catalog))
     }
 }
 

@@ -78,18 +78,20 @@ struct ChainSnapshot {
         at time: EvaluationTime, recordingInto recorder: inout Recorder
     ) -> Entitlement? {
         let t = time.instantMs
-        let subject = transactions[latest ?? newest]
-        let entry = catalog.entry(for: subject.productID)
-        let productType = Self.productType(of: subject, entry: entry)
+        // The subject is read in place, field by field: a copy of the whole transaction would
+        // retain and release every one of its strings on each check.
+        let s = latest ?? newest
+        let entry = catalog.entry(for: transactions[s].productID)
+        let productType = Self.productType(of: transactions[s], entry: entry)
         let expiresAtMs: Int64
         switch productType {
         case .consumable: return nil
         case .nonConsumable: expiresAtMs = 0
-        case .nonRenewing: expiresAtMs = Self.nonRenewingExpiry(of: subject, entry: entry)
-        case .autoRenewable: expiresAtMs = subject.expiresDateMs ?? 0
+        case .nonRenewing: expiresAtMs = Self.nonRenewingExpiry(of: transactions[s], entry: entry)
+        case .autoRenewable: expiresAtMs = transactions[s].expiresDateMs ?? 0
         }
         let renewal = productType == .autoRenewable
-            ? Self.renewalInfo(for: subject.originalTransactionID, in: renewalInfos, upTo: time.factsUpToMs)
+            ? Self.renewalInfo(for: transactions[s].originalTransactionID, in: renewalInfos, upTo: time.factsUpToMs)
             : nil
 
         let rule: EntitlementRule
@@ -107,14 +109,14 @@ struct ChainSnapshot {
         recorder.record(rule, decisive: rule == .refunded ? newest : latest ?? newest)
 
         return Entitlement(
-            productID: subject.productID, originalTransactionID: subject.originalTransactionID,
-            state: rule.state, purchasedAtMs: subject.purchaseDateMs, expiresAtMs: expiresAtMs,
+            productID: transactions[s].productID, originalTransactionID: transactions[s].originalTransactionID,
+            state: rule.state, purchasedAtMs: transactions[s].purchaseDateMs, expiresAtMs: expiresAtMs,
             gracePeriodExpiresAtMs: renewal?.gracePeriodExpiresDateMs ?? 0,
             willAutoRenew: renewal?.autoRenewStatus ?? false,
-            isTrialPeriod: subject.isTrialPeriod, isInIntroOfferPeriod: subject.isInIntroOfferPeriod,
-            productType: productType, subscriptionGroupID: subject.subscriptionGroupIdentifier ?? "",
-            environment: subject.environment, latestTransactionID: subject.transactionID,
-            entitlementID: entry?.entitlementID ?? subject.productID)
+            isTrialPeriod: transactions[s].isTrialPeriod, isInIntroOfferPeriod: transactions[s].isInIntroOfferPeriod,
+            productType: productType, subscriptionGroupID: transactions[s].subscriptionGroupIdentifier ?? "",
+            environment: transactions[s].environment, latestTransactionID: transactions[s].transactionID,
+            entitlementID: entry?.entitlementID ?? transactions[s].productID)
     }
 
     /// The catalog wins, being the app's own statement; then the type Apple declared (StoreKit 2

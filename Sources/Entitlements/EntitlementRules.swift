@@ -28,18 +28,21 @@ public enum EntitlementRules {
         _ facts: UserFacts, productID: String, entitlementID: String, at time: EvaluationTime,
         catalog: Catalog
     ) -> EntitlementCheck {
-        var entitlements = unordered(facts, at: time, catalog: catalog)
-        if !productID.isEmpty || !entitlementID.isEmpty {
-            entitlements.removeAll { !matches($0, productID: productID, entitlementID: entitlementID) }
-        }
+        // Filtered as each entitlement is made, and `active` read off each element's stored
+        // state: removeAll and contains(where:) copy every element they look at (a retain and a
+        // release per string), which the check would pay on every call.
+        var entitlements = unordered(facts, at: time, catalog: catalog, productID: productID,
+                                     entitlementID: entitlementID)
         entitlements.sort(by: listOrder)
-        return EntitlementCheck(
-            active: entitlements.contains(where: \.isActive), entitlements: entitlements,
-            evaluatedAtMs: time.instantMs)
+        let active = entitlements.indices.contains { entitlements[$0].state.grantsAccess }
+        return EntitlementCheck(active: active, entitlements: entitlements, evaluatedAtMs: time.instantMs)
     }
 
+    /// The entitlements of every chain that counts at `time` and matches the filters (empty
+    /// filters match anything), in no particular order.
     private static func unordered(
-        _ facts: UserFacts, at time: EvaluationTime, catalog: Catalog
+        _ facts: UserFacts, at time: EvaluationTime, catalog: Catalog, productID: String = "",
+        entitlementID: String = ""
     ) -> [Entitlement] {
         let transactions = facts.transactions
         var entitlements: [Entitlement] = []
@@ -50,7 +53,9 @@ public enum EntitlementRules {
                       in: transactions, renewalInfos: facts.renewalInfos, catalog: catalog, at: time,
                       recordingInto: &ignored)
             else { continue }
-            entitlements.append(entitlement)
+            if matches(entitlement, productID: productID, entitlementID: entitlementID) {
+                entitlements.append(entitlement)
+            }
         }
         return entitlements
     }

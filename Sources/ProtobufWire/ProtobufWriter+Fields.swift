@@ -66,7 +66,10 @@ extension ProtobufWriter {
         guard !utf8.isEmpty else { return }
         writeTag(field: field, wireType: .lengthDelimited)
         writeVarint(UInt64(utf8.count))
-        bytes.append(contentsOf: utf8)
+        // A native string's bytes are copied straight from its storage; the generic append
+        // retained and released the string once more per field.
+        let copied: Void? = utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if copied == nil { bytes.append(contentsOf: utf8) }
     }
 
     @inlinable

@@ -32,8 +32,13 @@ extension EntitlementV1 {
 
         public func encode(to writer: inout ProtobufWriter) {
             writer.writeBool(active, field: 1)
-            for entitlement in entitlements {
-                writer.writeMessage(entitlement, field: 2)
+            // Through a buffer pointer, whose elements are read in place: `for entitlement in`
+            // (or `entitlements[i]`) copies each element out, a retain and release per string,
+            // on CheckEntitlement's hot path.
+            entitlements.withUnsafeBufferPointer { elements in
+                for index in elements.indices {
+                    writer.writeLengthDelimited(field: 2) { elements[index].encode(to: &$0) }
+                }
             }
             writer.writeInt64(evaluatedAtMs, field: 3)
         }
