@@ -134,6 +134,18 @@ public final class HTTP2ServerSession {
         return events
     }
 
+    /// The events recorded since the last call, in order, moved into `buffer` (whatever it held
+    /// is dropped); the session keeps `buffer`'s old storage for the next events.
+    ///
+    /// A transport that hands the same buffer back on every read allocates nothing for events.
+    /// ``takeEvents()`` gives its storage away and must allocate anew: a few KB when a read
+    /// carries a deep batch of requests, big enough that glibc consolidated its caches of small
+    /// chunks on every read.
+    public func takeEvents(into buffer: inout [HTTP2Event]) {
+        buffer.removeAll(keepingCapacity: true)
+        swap(&events, &buffer)
+    }
+
     /// Appends everything nghttp2 wants to send to `buffer`.
     public func send(into buffer: inout [UInt8]) throws {
         try SessionIO.send(session, into: &buffer)

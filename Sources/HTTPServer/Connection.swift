@@ -32,6 +32,9 @@ final class Connection {
     var closingGracefully = false
     /// Requests handed to the service and not yet answered, by stream (0 for HTTP/1.1).
     var pending: [Int32: StreamResponseWriter] = [:]
+    /// Storage handed back and forth with the HTTP/2 session for each read's events
+    /// (``HTTP2ServerSession/takeEvents(into:)``), so reads allocate no event buffers.
+    private var http2Events: [HTTP2Event] = []
     let openedAt = ContinuousClock.now
     var lastActivity = ContinuousClock.now
     /// When the last keepalive PING went out (``keepStreamsAlive(_:now:)``).
@@ -119,7 +122,11 @@ final class Connection {
             // nghttp2 has queued a GOAWAY for most protocol errors: send it, then close.
             closeWhenFlushed = true
         }
-        for event in session.takeEvents() {
+        // Owned here while dispatching (a nested read would start from an empty buffer).
+        var events: [HTTP2Event] = []
+        swap(&events, &http2Events)
+        session.takeEvents(into: &events)
+        for event in events {
             switch event {
             case .request(let streamID, let request):
                 dispatch(request, streamID: streamID)
@@ -127,6 +134,8 @@ final class Connection {
                 takePending(streamID)?.cancel()
             }
         }
+        events.removeAll(keepingCapacity: true)
+        swap(&events, &http2Events)
     }
 
     func parseHTTP1(_ exchange: HTTP1Exchange) {
