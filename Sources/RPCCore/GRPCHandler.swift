@@ -73,9 +73,11 @@ public struct GRPCHandler: HTTPService {
         let start = ContinuousClock.now
         let number = sequence.next()
         // One route lookup per call. Unknown paths are observed as "unknown" so a caller
-        // cannot grow metric cardinality.
-        let route = router.methods[request.path]
-        let observedName = route == nil ? "unknown" : request.path
+        // cannot grow metric cardinality; known ones by the router's own key, the same string
+        // on every call (the observer can compare it by identity instead of hashing it).
+        let routeIndex = router.methods.index(forKey: request.path)
+        let route = routeIndex.map { router.methods[$0].value }
+        let observedName = routeIndex.map { router.methods[$0].key } ?? "unknown"
         let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer,
                                     metadata: request.headers, sequenceNumber: number)
         do {
