@@ -60,7 +60,18 @@ extension ProtobufReader {
     public mutating func readString() throws -> String {
         let start = index
         let bytes = try readLengthDelimited()
-        guard let string = String(validating: bytes, as: UTF8.self) else {
+        // Decoded with repair, then compared with the input: repair puts U+FFFD (EF BF BD, a
+        // valid sequence) where the input had an invalid one, so the bytes come out unchanged
+        // exactly when the input was valid UTF-8. Same verdict as String(validating:), which
+        // looked up generic metadata on every call (a request's strings pass through here).
+        let valid: Bool
+        let string: String
+        (valid, string) = bytes.withUnsafeBufferPointer { input in
+            var decoded = String(decoding: input, as: UTF8.self)
+            let same = decoded.withUTF8 { output in output.count == input.count && output.elementsEqual(input) }
+            return (same, decoded)
+        }
+        guard valid else {
             throw decodingError(.invalidUTF8, "string field is not valid UTF-8", at: start)
         }
         return string
