@@ -28,8 +28,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// The first value for `name` (lowercase), or nil.
     public subscript(name: String) -> String? {
         // By index: `for field in fields` copies every field it passes (a retain and release
-        // per string), and gRPC calls look up several names that are usually absent.
-        for index in fields.indices where fields[index].name == name { return fields[index].value }
+        // per string), and gRPC calls look up several names that are usually absent. Lengths
+        // first: two different strings are told apart without a call into String comparison.
+        let length = name.utf8.count
+        for index in fields.indices where fields[index].name.utf8.count == length && fields[index].name == name {
+            return fields[index].value
+        }
         return nil
     }
 
