@@ -68,13 +68,37 @@ extension ProtobufReader {
         let string: String
         (valid, string) = bytes.withUnsafeBufferPointer { input in
             var decoded = String(decoding: input, as: UTF8.self)
-            let same = decoded.withUTF8 { output in output.count == input.count && output.elementsEqual(input) }
+            let same = decoded.withUTF8 { output in Self.sameBytes(output, input) }
             return (same, decoded)
         }
         guard valid else {
             throw decodingError(.invalidUTF8, "string field is not valid UTF-8", at: start)
         }
         return string
+    }
+
+    /// Whether `a` and `b` hold the same bytes, compared 32 at a time: `elementsEqual` stepped
+    /// one byte per iteration, which made a 300 KB receipt string a quarter of SubmitReceipt's CPU.
+    static func sameBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let left = a.baseAddress.map(UnsafeRawPointer.init),
+              let right = b.baseAddress.map(UnsafeRawPointer.init) else { return true }  // both empty
+        let count = a.count
+        var offset = 0
+        while offset + 32 <= count {
+            var difference: UInt64 = 0
+            for word in stride(from: offset, to: offset + 32, by: 8) {
+                difference |= left.loadUnaligned(fromByteOffset: word, as: UInt64.self)
+                    ^ right.loadUnaligned(fromByteOffset: word, as: UInt64.self)
+            }
+            guard difference == 0 else { return false }
+            offset += 32
+        }
+        while offset < count {
+            guard a[offset] == b[offset] else { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// Reads a bytes field into its own array (the input buffer is not retained).

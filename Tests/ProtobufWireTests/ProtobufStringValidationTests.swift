@@ -49,4 +49,21 @@ final class ProtobufStringValidationTests: XCTestCase {
             })
         }
     }
+
+    /// Strings longer than the 32-byte steps of the comparison, with one byte changed at every
+    /// position (so a difference in each word of a step and in the tail is met).
+    func testLongStringsWithOneChangedByteAnywhere() {
+        let text = Array("receipt ünïcødé 😀 and plain ASCII to pad it out past several steps.".utf8)
+        for length in [31, 32, 33, 64, 71] {
+            let content = Array(text[..<length])
+            assertSameVerdict(content)
+            for position in 0..<length {
+                for byte: UInt8 in [0x00, 0x41, 0x80, 0xbf, 0xc3, 0xef, 0xff] {
+                    var changed = content
+                    changed[position] = byte
+                    assertSameVerdict(changed)
+                }
+            }
+        }
+    }
 }
