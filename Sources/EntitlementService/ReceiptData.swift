@@ -13,21 +13,33 @@ enum ReceiptData {
 
     /// True when `bytes` is what ``rebuilt(_:)`` would return for them unchanged: base64
     /// characters only, the length a multiple of 4, at most two "=" and only at the end.
+    ///
+    /// Receipts run to hundreds of KB: the body is checked by OR-ing a table's verdicts, with no
+    /// branch per byte (a `switch` per byte was a third of SubmitReceipt's CPU on a 300 KB one).
     static func isCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard !bytes.isEmpty, bytes.count % 4 == 0 else { return false }
-        var padding = 0
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
-                guard padding == 0 else { return false }
-            case UInt8(ascii: "="):
-                padding += 1
-            default:
-                return false
-            }
+        var end = bytes.count
+        // At most two trailing "="; one further back is caught below (not in the alphabet).
+        if bytes[end - 1] == UInt8(ascii: "=") {
+            end -= 1
+            if bytes[end - 1] == UInt8(ascii: "=") { end -= 1 }
         }
-        return padding <= 2
+        return outsideAlphabet.withUnsafeBufferPointer { table in
+            var outside: UInt8 = 0
+            for index in 0..<end { outside |= table[Int(bytes[index])] }
+            return outside == 0
+        }
+    }
+
+    /// 1 for every byte that is not one of base64's 64 characters ("=" included), else 0.
+    private static let outsideAlphabet: [UInt8] = (0...255).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+            return 0
+        default:
+            return 1
+        }
     }
 
     /// The general path: drops line breaks, checks the characters and the padding, pads.

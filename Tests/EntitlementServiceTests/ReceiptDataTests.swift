@@ -43,4 +43,22 @@ struct ReceiptDataTests {
             #expect(ReceiptData.normalized(input) == ReceiptData.rebuilt(input), "\(input.debugDescription)")
         }
     }
+
+    /// Receipt-sized input: every byte value at the start, the middle, the last character
+    /// before the padding and in each padding position, padded 0, 1 or 2 times.
+    @Test(arguments: [0, 1, 2])
+    func longReceiptsWithOneOddByteGetTheGeneralPathsAnswer(padding: Int) {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var canonical = (0..<1_000).map { alphabet[($0 * 7) % alphabet.count] }
+        canonical.replaceSubrange((1_000 - padding)..., with: repeatElement(UInt8(ascii: "="), count: padding))
+        #expect(ReceiptData.normalized(String(decoding: canonical, as: UTF8.self)) != nil)
+        for position in [0, 1, 500, 997 - padding, 998, 999] {
+            for byte in 0...255 {
+                var bytes = canonical
+                bytes[position] = UInt8(byte)
+                let input = String(decoding: bytes, as: UTF8.self)
+                #expect(ReceiptData.normalized(input) == ReceiptData.rebuilt(input), "byte \(byte) at \(position)")
+            }
+        }
+    }
 }
