@@ -23,6 +23,7 @@
 # A benchmark, not a test: Scripts/test never runs it.
 #
 # Env: DURATION=10s  WARMUP=2  NO_BUILD=1  NO_DISTINCT=1  DISTINCT_SECS=10
+#      RECEIPTS="small large" (which resubmission runs; RECEIPTS= skips them, e.g. distinct only)
 #      SHARED_BENCH=../shared/bench  QUIET_WAIT / MAX_OTHER / RETRY_DISTURBED as in lib.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -95,7 +96,7 @@ start_server
 log "entitlementd $addr (pid $server_pid), apple-fake $fake_addr (pid $fake_pid), $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 rss_idle=$(rss_of "$server_pid")
 rows=()
-for receipt in small large; do
+for receipt in ${RECEIPTS-small large}; do
     body="$DATA/$receipt.bin"
     answer_bytes=$(gate "$body")
     log "$receipt receipt: body $(stat -c %s "$body") B, answer $answer_bytes B (first call stored the 7 transactions)"

@@ -43,6 +43,28 @@ final class ReadModelTests: StoreTestCase {
 
     /// The writer builds records from the facts each write's change recording read, keeping the
     /// last successful write's per user; a write refused in the same batch must not leave its view.
+    /// A resubmitted receipt changes no fact, so its commit changes no page (another connection's
+    /// `data_version` stays): every statement of the write is idempotent and SQLite leaves a cell
+    /// rewritten with identical bytes (the `user_facts` record) clean. A changed receipt still writes.
+    func testAnIdenticalResubmissionWritesNoPage() async throws {
+        let store = try openStore()
+        let receipt = Fixture.receipt(
+            "alice", [Fixture.subscription("1000", chain: "1000"), Fixture.subscription("1001", chain: "1000")],
+            renewals: [RenewalInfo(originalTransactionID: "1000", autoRenewStatus: true, signedDateMs: 5)])
+        _ = try await store.write(receipt)
+        let observer = try Connection(path: databasePath)
+        defer { observer.close() }
+        let before = try observer.scalarInt64("PRAGMA data_version")
+        _ = try await store.write(receipt)
+        XCTAssertEqual(try observer.scalarInt64("PRAGMA data_version"), before, "an identical write changed pages")
+        XCTAssertEqual(try record("alice"), try tables("alice"))
+        _ = try await store.write(Fixture.receipt(
+            "alice", [Fixture.subscription("1002", chain: "1000")]))
+        XCTAssertNotEqual(try observer.scalarInt64("PRAGMA data_version"), before)
+        XCTAssertEqual(try record("alice"), try tables("alice"))
+        XCTAssertEqual(try record("alice")?.transactions.count, 3)
+    }
+
     func testWritesBatchedTogetherLeaveRecordsEqualToTheTables() async throws {
         let store = try openStore(policy: .reject)
         _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1000", chain: "1000")]))
