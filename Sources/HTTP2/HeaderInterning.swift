@@ -11,13 +11,20 @@ enum HeaderInterning {
     /// Both tables are buffers allocated once and never freed or written again (hence
     /// `nonisolated(unsafe)`): reading a global array retained and released its storage on
     /// every lookup, several times per request.
-    nonisolated(unsafe) static let literals = permanentTable([
+    /// Sorted by length, so a lookup compares only the literals of its own length.
+    nonisolated(unsafe) static let literals = permanentTable(([
         "content-type", "te", "trailers", "user-agent", "application/grpc", "grpc-timeout",
         "grpc-encoding", "grpc-accept-encoding", "authorization", "identity", "accept-encoding",
         "application/grpc+proto", "identity,deflate,gzip", "grpc-message-type", "content-length",
-    ] as [StaticString])
+    ] as [StaticString]).sorted { $0.utf8CodeUnitCount < $1.utf8CodeUnitCount })
     /// ... and as the Strings handed out, made once, in the same order.
     nonisolated(unsafe) static let strings = permanentTable(literals.map { $0.description })
+    /// `firstOfLength[n]`: the index of the first literal at least `n` bytes long, for every
+    /// `n` up to one past the longest.
+    nonisolated(unsafe) static let firstOfLength = permanentTable(
+        (0...literals[literals.count - 1].utf8CodeUnitCount + 1).map { length in
+            literals.firstIndex { $0.utf8CodeUnitCount >= length } ?? literals.count
+        })
 
     private static func permanentTable<Element>(_ values: [Element]) -> UnsafeBufferPointer<Element> {
         let table = UnsafeMutableBufferPointer<Element>.allocate(capacity: values.count)
@@ -32,7 +39,9 @@ enum HeaderInterning {
 
     /// The shared String for a field in ``literals``, or nil.
     static func knownString(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String? {
-        for index in literals.indices where equals(pointer, count, literals[index]) {
+        guard count + 1 < firstOfLength.count else { return nil }
+        for index in firstOfLength[count]..<firstOfLength[count + 1]
+        where memcmp(pointer, literals[index].utf8Start, count) == 0 {
             return strings[index]
         }
         return nil
