@@ -78,7 +78,10 @@ public final class HTTP2ServerSession {
         var raw: OpaquePointer?
         // user_data is filled in below: `self` cannot be referenced before all stored
         // properties exist, so the session starts with nil and gets `self` right after.
-        guard nghttp2_session_server_new2(&raw, callbacks, nil, option) == 0, let raw else {
+        // Small blocks come from a per-thread cache instead of glibc (``ChunkCache``: a read's
+        // worth of streams overflows glibc's own small cache).
+        var allocator = ChunkCache.nghttp2Allocator
+        guard nghttp2_session_server_new3(&raw, callbacks, nil, option, &allocator) == 0, let raw else {
             throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating session")
         }
         session = raw

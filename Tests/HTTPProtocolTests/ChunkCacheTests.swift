@@ -1,0 +1,81 @@
+internal import CNGHTTP2
+internal import Glibc
+@testable import HTTP2
+import XCTest
+
+/// nghttp2's per-thread block cache must hand out blocks that hold what was asked for, reuse
+/// what was freed, zero what calloc returns and never keep more than its limit.
+final class ChunkCacheTests: XCTestCase {
+    func testEveryCachedSizeGetsABlockHoldingItFreshAndRecycled() {
+        let cache = ChunkCache()
+        for size in 0...ChunkCache.largestCachedSize + 64 {
+            let fresh = cache.allocate(size)!
+            XCTAssertGreaterThanOrEqual(cnghttp2_usable_size(fresh), size, "fresh block for \(size) bytes")
+            cache.deallocate(fresh)
+            // Whatever block the cache kept (this one or an earlier one of the class) must hold `size`.
+            let recycled = cache.allocate(size)!
+            XCTAssertGreaterThanOrEqual(cnghttp2_usable_size(recycled), size, "recycled block for \(size) bytes")
+            recycled.initializeMemory(as: UInt8.self, repeating: 0xAB, count: size)
+            cache.deallocate(recycled)
+        }
+    }
+
+    func testAFreedBlockServesTheNextRequestOfItsSizeAndNoSmallerClass() {
+        let cache = ChunkCache()
+        let block = cache.allocate(300)!
+        let usable = cnghttp2_usable_size(block)
+        cache.deallocate(block)
+        XCTAssertEqual(cache.cachedBytes, (usable + 8) & ~15)
+        let smaller = cache.allocate(usable - 40)!   // another size class: a new block
+        XCTAssertNotEqual(smaller, block)
+        XCTAssertEqual(cache.allocate(usable), block, "a request of the block's whole usable size")
+        XCTAssertEqual(cache.cachedBytes, 0)
+        cache.deallocate(smaller)
+        cache.deallocate(block)
+    }
+
+    func testLargeBlocksAndBlocksOverTheLimitGoBackToMalloc() {
+        let cache = ChunkCache(byteLimit: 1_024)
+        let large = cache.allocate(ChunkCache.largestCachedSize + 100)!
+        cache.deallocate(large)
+        XCTAssertEqual(cache.cachedBytes, 0, "a block over the largest cached size is freed")
+        let blocks = (0..<100).map { _ in cache.allocate(100)! }
+        for block in blocks { cache.deallocate(block) }
+        XCTAssertGreaterThan(cache.cachedBytes, 0)
+        XCTAssertLessThanOrEqual(cache.cachedBytes, 1_024)
+        // What was kept is handed out again.
+        let before = cache.cachedBytes
+        let again = cache.allocate(100)!
+        XCTAssertTrue(blocks.contains(again))
+        XCTAssertEqual(before - cache.cachedBytes, 112, "one 112-byte class block left the cache")
+        cache.deallocate(again)
+    }
+
+    func testTheNGHTTP2AllocatorZeroesWhatCallocReturnsEvenARecycledBlock() throws {
+        let mem = ChunkCache.nghttp2Allocator
+        let block = try XCTUnwrap(mem.malloc(200, nil))
+        block.initializeMemory(as: UInt8.self, repeating: 0xFF, count: 200)
+        mem.free(block, nil)
+        let zeroed = try XCTUnwrap(mem.calloc(20, 10, nil))
+        XCTAssertEqual(zeroed, block, "the freed block is recycled")
+        XCTAssertTrue(UnsafeRawBufferPointer(start: zeroed, count: 200).allSatisfy { $0 == 0 })
+        XCTAssertNil(mem.calloc(Int.max, 2, nil), "an overflowing calloc fails instead of allocating")
+        let grown = try XCTUnwrap(mem.realloc(zeroed, 4_000, nil))
+        XCTAssertTrue(UnsafeRawBufferPointer(start: grown, count: 200).allSatisfy { $0 == 0 })
+        mem.free(grown, nil)
+        mem.free(nil, nil)
+    }
+
+    func testEachThreadHasItsOwnCache() {
+        let here = ChunkCache.current.toOpaque()
+        XCTAssertEqual(ChunkCache.current.toOpaque(), here)
+        final class Seen: @unchecked Sendable { var cache: UnsafeMutableRawPointer? }
+        let seen = Seen()
+        let done = DispatchSemaphore(value: 0)
+        Thread { seen.cache = ChunkCache.current.toOpaque(); done.signal() }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 60), .success)
+        let there = seen.cache
+        XCTAssertNotNil(there)
+        XCTAssertNotEqual(there, here)
+    }
+}
