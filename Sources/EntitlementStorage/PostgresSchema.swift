@@ -204,5 +204,11 @@ enum PostgresSchema {
         ("transactions_environment_code", """
             ALTER TABLE transactions ALTER COLUMN environment TYPE BIGINT USING (\(Schema.environmentCode));
             """),
+        // As SQLite's migration of the same name: the ownership type as OwnershipTypeText
+        // (the same CASE text), so the shared statements read and write one form.
+        ("transactions_ownership_type_text", """
+            UPDATE transactions SET in_app_ownership_type = \(Schema.ownershipTypeText)
+                WHERE in_app_ownership_type IS NOT NULL;
+            """),
     ]
 }

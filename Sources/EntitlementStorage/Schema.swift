@@ -230,5 +230,6 @@ enum Schema {
         compactHistoryMigration,
         transactionsEnvironmentMigration,
         userFactsRowidMigration,
+        transactionsOwnershipTextMigration,
     ])
 }

@@ -2,7 +2,7 @@ import Entitlements
 import SQLDatabase
 
 /// How a ``Transaction`` maps to a `transactions` row joined with its chain (the environment as
-/// a ``StorageCodes`` code).
+/// a ``StorageCodes`` code, the ownership type as ``OwnershipTypeText``).
 extension Transaction {
     /// Columns read by ``init(row:)``, in order; the query must alias transactions as `t` and
     /// chains as `c`.
@@ -29,7 +29,7 @@ extension Transaction {
             isUpgraded: row.bool(at: 9),
             subscriptionGroupIdentifier: row.optionalString(at: 10),
             webOrderLineItemID: row.optionalString(at: 11),
-            inAppOwnershipType: row.optionalString(at: 12),
+            inAppOwnershipType: OwnershipTypeText.ownershipType(stored: row.optionalString(at: 12)),
             appAccountToken: row.optionalString(at: 13),
             environment: StorageCodes.environment(row.int64(at: 14)),
             declaredProductType: row.optionalString(at: 15).flatMap(ProductType.init(rawValue:)))

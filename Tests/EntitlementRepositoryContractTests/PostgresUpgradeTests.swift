@@ -74,4 +74,56 @@ struct PostgresUpgradeTests {
                                 StorageCodes.code(.receipt)])
         }
     }
+
+    /// Migration 8 (transactions_ownership_type_text): ownership types written as names before
+    /// it read back exactly, the two known names and any other text alike.
+    @Test func ownershipTypesWrittenAsNamesReadBackAfterTheOwnershipMigration() async throws {
+        let values: [String?] = [nil, "PURCHASED", "FAMILY_SHARED", "", "F", "=x", "purchased"]
+        try await PostgresTestServer.withDatabase { url in
+            try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try db.execute("""
+                    CREATE TABLE schema_migrations (
+                        version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)
+                    """)
+                for (index, migration) in PostgresSchema.migrations.prefix(7).enumerated() {
+                    try db.execute(migration.sql)
+                    try db.execute("INSERT INTO schema_migrations VALUES (\(index + 1), '\(migration.name)', 1)")
+                }
+                try db.execute("""
+                    INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1);
+                    INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
+                        VALUES (1, '1000', 1, 1);
+                    """)
+                for (index, value) in values.enumerated() {
+                    let literal = value.map { "'\($0)'" } ?? "NULL"
+                    try db.execute("""
+                        INSERT INTO transactions (transaction_id, chain_rowid, product_id, purchase_date_ms,
+                            original_purchase_date_ms, is_trial_period, is_in_intro_offer_period, is_upgraded,
+                            in_app_ownership_type, environment)
+                            VALUES ('\(1000 + index)', 1, 'p', 10, 10, 0, 0, 0, \(literal), 1)
+                        """)
+                }
+            }
+            let store = try await PostgresTestServer.open(url)
+            store.start()
+            let facts = try store.facts(userID: "alice")
+            await store.close()
+            let byID = Dictionary(uniqueKeysWithValues: facts.transactions.map {
+                ($0.transactionID, $0.inAppOwnershipType)
+            })
+            #expect(byID.count == values.count)
+            for (index, value) in values.enumerated() {
+                #expect(byID["\(1000 + index)"] == .some(value), "transaction \(1000 + index)")
+            }
+            let stored = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                return try db.scalarString(
+                    "SELECT in_app_ownership_type FROM transactions WHERE transaction_id = '1002'")
+            }
+            #expect(stored == "F")
+        }
+    }
 }
