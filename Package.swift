@@ -123,6 +123,7 @@ let package = Package(
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore", "ProtobufWire"]),
         .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),

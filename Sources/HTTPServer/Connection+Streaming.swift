@@ -9,6 +9,7 @@ extension Connection {
         if !session.submitStreamHead(streamID: streamID, status: status, headers: headers) {
             takePending(streamID)?.cancel()
         }
+        loop.timeouts.fileForNextTick(self)  // the keepalive runs from the next check on
         loop.markDirty(self)
     }
 
@@ -30,7 +31,7 @@ extension Connection {
         loop.markDirty(self)
     }
 
-    /// Run by the loop's timeout sweep while streamed responses are open: a PING every
+    /// Run by the loop's timeout check while streamed responses are open: a PING every
     /// ``ServerConfiguration/streamKeepalive`` keeps proxies that time out silent upstreams
     /// (nginx's grpc_read_timeout, 60 s by default) from cutting an idle stream, and the peer's
     /// ACK is the proof it is still there. A peer that has sent nothing, not even an ACK, for

@@ -14,10 +14,12 @@ extension Connection {
         case .http1(let exchange): exchange.keepAlive = false
         case .detecting: break
         }
+        loop.timeouts.fileForNextTick(self)  // the drain deadline is watched from the next check on
         loop.markDirty(self)
     }
 
-    /// Slowloris and idle defence, run by the loop about twice a second.
+    /// Slowloris and idle defence, run by the loop when this connection's check comes due in its
+    /// ``TimeoutWheel`` (``nextTimeoutCheck(now:)``).
     func checkTimeouts(now: ContinuousClock.Instant) {
         switch mode {
         case .detecting(let detection):
@@ -50,6 +52,47 @@ extension Connection {
                 loop.markDirty(self)
             }
         }
+    }
+
+    /// When ``checkTimeouts(now:)`` can next have something to do, if nothing else happens.
+    ///
+    /// Only deadlines that activity pushes later are left to wait (the preface, a request head,
+    /// idleness): a check that comes early just files the connection again. State that needs
+    /// watching (a request or stream in flight, streamed responses' keepalive, a drain) is
+    /// checked at every tick, as every connection used to be; and whatever brings a deadline
+    /// closer files the connection earlier where it happens (``protocolChosen()``,
+    /// ``requestHeadStarted(_:)``, ``beginGracefulClose()``, ``startStream(streamID:status:headers:)``).
+    func nextTimeoutCheck(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        switch mode {
+        case .detecting:
+            return openedAt + configuration.headerReadTimeout
+        case .http1(let exchange):
+            if let started = exchange.requestStartedAt { return started + configuration.headerReadTimeout }
+            if exchange.inFlight || exchange.parser.isMidRequest { return now }
+            return lastActivity + configuration.idleTimeout
+        case .http2(let session):
+            if closingGracefully && !session.goAwaySent || session.openStreamedResponses > 0
+                || !pending.isEmpty || session.openStreamCount > 0
+            {
+                return now
+            }
+            return lastActivity + configuration.idleTimeout
+        }
+    }
+
+    /// The first bytes told the protocol: its own timeouts replace the preface's, and an idle
+    /// timeout shorter than `headerReadTimeout` is sooner than where the connection was filed.
+    func protocolChosen() {
+        guard !closed else { return }
+        loop.timeouts.fileEarlier(self, at: nextTimeoutCheck(now: lastActivity))
+    }
+
+    /// An HTTP/1.1 request head began to arrive: it has `headerReadTimeout` to finish, which on a
+    /// keep-alive connection filed for its idle timeout is sooner.
+    func requestHeadStarted(_ exchange: HTTP1Exchange) {
+        let now = ContinuousClock.now
+        exchange.requestStartedAt = now
+        loop.timeouts.fileEarlier(self, at: now + configuration.headerReadTimeout)
     }
 
     /// A request head that did not arrive within `headerReadTimeout`: 408, then close.

@@ -7,7 +7,7 @@ import HTTPCore
 /// One accepted TCP connection: sniffs HTTP/2 prior knowledge or HTTP/1.1 from its first
 /// bytes, feeds the matching protocol engine, dispatches whole requests to the service and
 /// writes what comes back. Owned by its loop's thread.
-final class Connection {
+final class Connection: TimeoutWheelMember {
     enum Mode {
         /// Not enough bytes yet to tell the HTTP/2 preface from an HTTP/1.1 request line.
         case detecting(ProtocolDetection)
@@ -39,6 +39,9 @@ final class Connection {
     var lastActivity = ContinuousClock.now
     /// When the last keepalive PING went out (``keepStreamsAlive(_:now:)``).
     var lastPing = ContinuousClock.now
+    /// This connection's place in its loop's ``TimeoutWheel``.
+    var timeoutTick = -1
+    var timeoutIndex = 0
 
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
@@ -86,11 +89,13 @@ final class Connection {
                 mode = .detecting(detection)
             case .http2:
                 startHTTP2(with: detection.bytes)
+                protocolChosen()
             case .http1:
                 let exchange = HTTP1Exchange(limits: configuration.http1)
                 mode = .http1(exchange)
                 exchange.input = detection.bytes
                 parseHTTP1(exchange)
+                protocolChosen()
             case .neither:
                 // Not HTTP at all: an answer in HTTP/1.1 would be one more protocol the peer
                 // does not speak.
@@ -145,7 +150,7 @@ final class Connection {
             switch outcome {
             case .needMore:
                 exchange.input.removeAll(keepingCapacity: true)
-                if !wasMidRequest && exchange.parser.isMidRequest { exchange.requestStartedAt = ContinuousClock.now }
+                if !wasMidRequest && exchange.parser.isMidRequest { requestHeadStarted(exchange) }
             case .request(let request, let keepAlive, let consumed):
                 exchange.input.removeFirst(consumed)
                 exchange.inFlight = true

@@ -24,7 +24,10 @@ final class EventLoop: @unchecked Sendable {
     var dirty: [Connection] = []
     let readBuffer: UnsafeMutableRawBufferPointer
     var accepting = true
-    var lastSweep = ContinuousClock.now
+    /// Every open connection, filed by when its timeouts next need a look.
+    var timeouts = TimeoutWheel<Connection>(tick: .milliseconds(500), slotCount: 1024, origin: .now)
+    /// The connections ``checkDueTimeouts(now:)`` is looking at, kept to reuse its storage.
+    private var dueConnections: [Connection] = []
 
     init(index: Int, server: ServerCore) throws {
         self.index = index
@@ -98,13 +101,22 @@ final class EventLoop: @unchecked Sendable {
             }
             flushDirty()
             let now = ContinuousClock.now
-            if now - lastSweep >= .milliseconds(500) {
-                lastSweep = now
-                for connection in Array(connections.values) { connection.checkTimeouts(now: now) }
-                flushDirty()
-            }
+            if now >= timeouts.nextDue { checkDueTimeouts(now: now) }
         }
         for connection in Array(connections.values) { connection.close() }
+    }
+
+    /// Runs the timeout checks that are due (slowloris, idle, keepalive, drain deadlines) and
+    /// files each connection that stays open for its next one: about twice a second for the
+    /// connections with something to watch, once per deadline for the idle ones.
+    private func checkDueTimeouts(now: ContinuousClock.Instant) {
+        timeouts.takeDue(now: now, into: &dueConnections)
+        for connection in dueConnections {
+            connection.checkTimeouts(now: now)
+            if !connection.closed { timeouts.file(connection, at: connection.nextTimeoutCheck(now: now)) }
+        }
+        dueConnections.removeAll(keepingCapacity: true)
+        flushDirty()
     }
 
     private func drainQueue() {
@@ -126,6 +138,7 @@ final class EventLoop: @unchecked Sendable {
             }
             let connection = Connection(fd: fd, loop: self)
             connections[fd] = connection
+            timeouts.file(connection, at: connection.openedAt + server.configuration.headerReadTimeout)
             do {
                 try register(fd: fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
             } catch {
@@ -153,6 +166,7 @@ final class EventLoop: @unchecked Sendable {
 
     func removed(_ connection: Connection) {
         connections[connection.fd] = nil
+        timeouts.remove(connection)
         server.releaseConnectionSlot()
     }
 
