@@ -116,7 +116,7 @@ let package = Package(
                           path: "Benchmarks/entitlementd-bench"),
         // CheckEntitlement load generator (many users, uniform or Zipf) for Benchmarks/; prints figures.
         .executableTarget(name: "entitlementd-load",
-                          dependencies: ["HTTP2", "HTTPCore", "EntitlementAPI", "ProtobufWire"],
+                          dependencies: ["HTTP2", "HTTPCore", "EntitlementAPI", "ProtobufWire", "CLinux"],
                           path: "Benchmarks/entitlementd-load"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),

@@ -13,7 +13,14 @@
 # holder saw (opened, refused, lost, answered), plus the server's open-files log line.
 # A benchmark, not a test: Scripts/test never runs it.
 #
-# Env: HOLD_INTERVAL=5 DURATION=10 SERVER_NOFILE=1024 NO_BUILD=1 SHARED_BENCH=../shared/bench QUIET_WAIT as in lib.sh
+# LOOP_VIEW=1 adds the server's side of each active run (needs perf and tracepoint access, e.g.
+# root): how long the event loop was away from epoll_wait per iteration (p50, p99, max, and the
+# iterations over 2 ms), on the cpu and in wall time, from the epoll_wait and sched_switch
+# tracepoints on the server's cpu. A stall there delays every request that arrives during it; a
+# client-side p99 without one comes from elsewhere (the client's core, other processes).
+#
+# Env: HOLD_INTERVAL=5 DURATION=10 SERVER_NOFILE=1024 NO_BUILD=1 BIN_DIR (default .build-release/release)
+#      LOAD_BIN_DIR (default BIN_DIR) LOOP_VIEW=0 HOLD_CPU (default the active client's cpu) SHARED_BENCH=../shared/bench QUIET_WAIT as in lib.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -22,14 +29,15 @@ SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 # shellcheck source=/dev/null
 . "$SHARED_BENCH/lib.sh"   # log, die, pin_server, pin_load, stop_pid, wait_quiet
 
-HOLD=${1:-10000}; HOLD_INTERVAL=${HOLD_INTERVAL:-5}; DURATION=${DURATION:-10}
+HOLD=${1:-10000}; HOLD_INTERVAL=${HOLD_INTERVAL:-5}; DURATION=${DURATION:-10}; HOLD_CPU=${HOLD_CPU:-$LOAD_CPU}
 if [ -z "${NO_BUILD:-}" ]; then
     for product in entitlementd entitlementd-bench entitlementd-load; do
         log "swift build -c release --product $product (.build-release)"
         swift build -c release --product "$product" --scratch-path .build-release >&2
     done
 fi
-BIN_DIR="$ROOT/.build-release/release"
+BIN_DIR="${BIN_DIR:-$ROOT/.build-release/release}"
+LOAD_BIN_DIR="${LOAD_BIN_DIR:-$BIN_DIR}"   # entitlementd-load from another build: A/B the server alone
 work=$(mktemp -d "${TMPDIR:-/tmp}/many-connections.XXXXXX")
 server_pid=""; holder_pid=""
 cleanup() { stop_pid "$holder_pid"; stop_pid "$server_pid"; rm -rf "$work"; }
@@ -48,40 +56,91 @@ addr=$(sed -n 's/^entitlementd listening on //p' "$work/server.out")
 [ -n "$addr" ] || { cat "$work/server.err" >&2; die "entitlementd did not start"; }
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 
-# active SETTING: the extra active client; prints its RESULT line.
+# active SETTING WHICH: the extra active client; prints its RESULT line (and, with LOOP_VIEW=1,
+# records the server cpu's context switches and epoll_wait calls into $work/loop-SETTING-WHICH.data).
 active() {
-    local c=${1%x*} m=${1#*x}
+    local c=${1%x*} m=${1#*x} perf_pid=""
     wait_quiet
+    if [ "${LOOP_VIEW:-0}" = 1 ]; then
+        # shellcheck disable=SC2046
+        perf record -q -e sched:sched_switch,syscalls:sys_enter_epoll_wait,syscalls:sys_exit_epoll_wait \
+            $( [ "$PIN" = 1 ] && echo "-C $SERVER_CPU" || echo "-a") -o "$work/loop-$1-$2.data" \
+            -- sleep $((DURATION + 2)) >/dev/null 2>&1 &
+        perf_pid=$!
+    fi
     # shellcheck disable=SC2046
-    $(pin_load) "$BIN_DIR/entitlementd-load" --target "$addr" --connections "$c" --streams "$m" --users 1000 \
+    $(pin_load) "$LOAD_BIN_DIR/entitlementd-load" --target "$addr" --connections "$c" --streams "$m" --users 1000 \
         --distribution uniform --duration "$DURATION" --warmup 2 --server-pid "$server_pid" | grep '^RESULT'
+    [ -z "$perf_pid" ] || wait "$perf_pid" || true
+}
+# loop_view FILE: the event loop's iterations (sys_exit_epoll_wait to its next sys_enter_epoll_wait,
+# on the server thread that waits most often: the loop, not Dispatch's): time on the cpu, which
+# is the server's own stall whatever else runs there, and wall time, which adds the time other
+# processes had the cpu (a shared box's share of the client's p99).
+loop_view() {
+    [ -s "$1" ] || { echo "no perf data (LOOP_VIEW needs perf with tracepoint access)"; return; }
+    local tids
+    tids=" $(ls "/proc/$server_pid/task" | tr '\n' ' ')"
+    perf script -i "$1" -F tid,time,event,trace 2>/dev/null >"$1.txt"
+    local loop_tid
+    loop_tid=$(awk -v tids="$tids" '/sys_exit_epoll_wait/ && index(tids, " " $1 " ") { n[$1]++ }
+        END { for (t in n) if (n[t] > best) { best = n[t]; tid = t }; print tid }' "$1.txt")
+    awk -v L="$loop_tid" '
+        { t = $2; sub(":", "", t) }
+        /sched_switch/ {
+            if (busy && index($0, "prev_pid=" L " ")) off_at = t
+            if (busy && off_at && index($0, "next_pid=" L " ")) { off += t - off_at; off_at = 0 }
+            next }
+        $1 != L { next }
+        /sys_exit_epoll_wait/ { busy = 1; start = t; off = 0; off_at = 0 }
+        /sys_enter_epoll_wait/ && busy { printf "%.1f %.1f\n", (t - start - off) * 1e6, (t - start) * 1e6; busy = 0 }' \
+        "$1.txt" >"$1.busy"
+    [ -s "$1.busy" ] || { echo "no loop iterations recorded"; return; }
+    local n; n=$(wc -l <"$1.busy")
+    for col in 1 2; do
+        cut -d' ' -f"$col" "$1.busy" | sort -n | awk -v n="$n" -v what="$( [ $col = 1 ] && echo "on cpu" || echo "wall")" '
+            { v[NR] = $1; if ($1 > 2000) over++ }
+            END { printf "%s p50 %.0f us, p99 %.0f us, max %.1f ms, %d over 2 ms; ", what,
+                      v[int(n * 0.5) + 1], v[int(n * 0.99) + 1], v[n] / 1000, over + 0 }'
+    done
+    echo "($n iterations)"
 }
 field() { grep -o " $1=[^ ]*" <<<" $2" | cut -d= -f2; }
 
 rss_idle=$(rss_kib "$server_pid")
 declare -A alone beside
-for s in 1x1 4x8; do alone[$s]=$(active "$s"); done
+for s in 1x1 4x8; do alone[$s]=$(active "$s" alone); done
 
 # shellcheck disable=SC2046
-$(pin_load) "$BIN_DIR/entitlementd-load" --target "$addr" --users 1000 --distribution uniform --hold "$HOLD" \
+$( [ "$PIN" = 1 ] && echo "taskset -c $HOLD_CPU") \
+    "$LOAD_BIN_DIR/entitlementd-load" --target "$addr" --users 1000 --distribution uniform --hold "$HOLD" \
     --hold-interval "$HOLD_INTERVAL" --warmup 0 --duration $((4 * DURATION + 30)) >"$work/holder.out" 2>&1 &
 holder_pid=$!
 for _ in $(seq 600); do
     [ "$(find "/proc/$server_pid/fd" -maxdepth 1 2>/dev/null | wc -l)" -ge "$HOLD" ] && break; sleep 0.1
 done
-sleep "$HOLD_INTERVAL"   # every held connection has made a call
+# One interval: every held connection has made a call; the server's CPU meanwhile is what
+# holding them costs (their calls plus whatever the loop does per connection).
+cpu_ticks() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
+hold_ticks=$(cpu_ticks "$server_pid"); hold_started=$(date +%s.%N)
+sleep "$HOLD_INTERVAL"
+hold_cpu=$(awk -v a="$hold_ticks" -v b="$(cpu_ticks "$server_pid")" -v t0="$hold_started" -v t1="$(date +%s.%N)" \
+    -v hz="$(getconf CLK_TCK)" -v n="$HOLD" -v i="$HOLD_INTERVAL" 'BEGIN {
+    printf "server CPU while only holding: %.1f %% of a core, %.0f us per held call\n",
+        (b - a) / hz / (t1 - t0) * 100, (b - a) / hz / (t1 - t0) / (n / i) * 1e6 }')
 rss_held=$(rss_kib "$server_pid")
-for s in 1x1 4x8; do beside[$s]=$(active "$s"); done
+for s in 1x1 4x8; do beside[$s]=$(active "$s" beside); done
 rss_after=$(rss_kib "$server_pid")
 wait "$holder_pid" || true
 holder_pid=""
 kill -0 "$server_pid" 2>/dev/null || die "entitlementd died"
 
 echo "many-connections: entitlementd --threads 1 on cpu $SERVER_CPU, $HOLD held h2c connections (one call each every" \
-     "${HOLD_INTERVAL}s) and the active client on cpu $LOAD_CPU; ${DURATION}s runs; $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+     "${HOLD_INTERVAL}s, holder on cpu $HOLD_CPU) and the active client on cpu $LOAD_CPU; ${DURATION}s runs; $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 awk -v i="$rss_idle" -v h="$rss_held" -v a="$rss_after" -v n="$HOLD" 'BEGIN {
     printf "RSS: idle %.1f MiB, %d connections held %.1f MiB (%.1f KiB per connection), after the active runs %.1f MiB\n",
         i / 1024, n, h / 1024, (h - i) / n, a / 1024 }'
+echo "$hold_cpu"
 printf '%-6s %-8s %9s %9s %9s %8s\n' CxS with req/s "p50 ms" "p99 ms" server
 for s in 1x1 4x8; do
     for which in alone beside; do
@@ -92,6 +151,9 @@ for s in 1x1 4x8; do
     done
     awk -v s="$s" -v a="$(field p99_us "${alone[$s]}")" -v b="$(field p99_us "${beside[$s]}")" \
         'BEGIN { printf "ratio %s p99 with/without the held connections: %.2fx\n", s, b / a }'
+    if [ "${LOOP_VIEW:-0}" = 1 ]; then
+        for which in alone beside; do echo "  server $which: $(loop_view "$work/loop-$s-$which.data")"; done
+    fi
 done
 grep '^hold:' "$work/holder.out" || cat "$work/holder.out"
 grep -i 'open-files' "$work/server.err" || echo "server: no open-files line (the soft limit already covered --max-connections)"
