@@ -41,23 +41,33 @@ struct ReceiptDataTests {
         }
         for input in Set(inputs) {
             #expect(ReceiptData.normalized(input) == ReceiptData.rebuilt(input), "\(input.debugDescription)")
+            #expect(takesTheShortcut(input) == (ReceiptData.rebuilt(input) == input), "\(input.debugDescription)")
         }
     }
 
-    /// Receipt-sized input: every byte value at the start, the middle, the last character
-    /// before the padding and in each padding position, padded 0, 1 or 2 times.
+    /// Whether `normalized` answers `input` by the canonical shortcut. A shortcut refusing too
+    /// much would still answer right (through the general path), so it is checked directly.
+    private func takesTheShortcut(_ input: String) -> Bool {
+        var input = input
+        return input.withUTF8(ReceiptData.isCanonical)
+    }
+
+    /// Receipt-sized input (checked eight bytes at a time, then a tail of four): every byte
+    /// value in each of a word's eight places, in the tail, just before the padding and in each
+    /// padding position, padded 0, 1 or 2 times.
     @Test(arguments: [0, 1, 2])
     func longReceiptsWithOneOddByteGetTheGeneralPathsAnswer(padding: Int) {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var canonical = (0..<1_000).map { alphabet[($0 * 7) % alphabet.count] }
-        canonical.replaceSubrange((1_000 - padding)..., with: repeatElement(UInt8(ascii: "="), count: padding))
-        #expect(ReceiptData.normalized(String(decoding: canonical, as: UTF8.self)) != nil)
-        for position in [0, 1, 500, 997 - padding, 998, 999] {
+        var canonical = (0..<1_004).map { alphabet[($0 * 7) % alphabet.count] }
+        canonical.replaceSubrange((1_004 - padding)..., with: repeatElement(UInt8(ascii: "="), count: padding))
+        #expect(takesTheShortcut(String(decoding: canonical, as: UTF8.self)))
+        for position in Array(496..<504) + [0, 1_000, 1_001 - padding, 1_002, 1_003] {
             for byte in 0...255 {
                 var bytes = canonical
                 bytes[position] = UInt8(byte)
                 let input = String(decoding: bytes, as: UTF8.self)
                 #expect(ReceiptData.normalized(input) == ReceiptData.rebuilt(input), "byte \(byte) at \(position)")
+                #expect(takesTheShortcut(input) == (ReceiptData.rebuilt(input) == input), "byte \(byte) at \(position)")
             }
         }
     }
