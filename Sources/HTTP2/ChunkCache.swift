@@ -92,11 +92,22 @@ extension ChunkCache: Sendable {}
 extension ChunkCache {
     /// The calling thread's cache, made on first use.
     @inline(__always)
-    static var current: Unmanaged<ChunkCache> {
-        if let raw = pthread_getspecific(threadKey) { return Unmanaged.fromOpaque(raw) }
+    static var current: Unmanaged<ChunkCache> { current(threadKey) }
+
+    /// The cache `key` holds for the calling thread. The nghttp2 callbacks pass the key they
+    /// carry in `mem_user_data`: reading ``threadKey`` costs a `swift_once` check per call.
+    @inline(__always)
+    static func current(_ key: pthread_key_t) -> Unmanaged<ChunkCache> {
+        if let raw = pthread_getspecific(key) { return Unmanaged.fromOpaque(raw) }
         let cache = Unmanaged.passRetained(ChunkCache())
-        pthread_setspecific(threadKey, cache.toOpaque())
+        pthread_setspecific(key, cache.toOpaque())
         return cache
+    }
+
+    /// The calling thread's cache, for an allocator whose `mem_user_data` carries the key.
+    @inline(__always)
+    fileprivate static func cache(_ userData: UnsafeMutableRawPointer?) -> Unmanaged<ChunkCache> {
+        current(pthread_key_t(truncatingIfNeeded: UInt(bitPattern: userData)))
     }
 
     /// Frees a thread's cache when the thread exits.
@@ -113,17 +124,18 @@ extension ChunkCache {
     /// session, and every allocation of the session goes through the calling thread's cache.
     static var nghttp2Allocator: nghttp2_mem {
         nghttp2_mem(
-            mem_user_data: nil,
-            malloc: { size, _ in
-                ChunkCache.current._withUnsafeGuaranteedRef { $0.allocate(size) }
+            mem_user_data: UnsafeMutableRawPointer(bitPattern: UInt(threadKey)),
+            malloc: { size, userData in
+                ChunkCache.cache(userData)._withUnsafeGuaranteedRef { $0.allocate(size) }
             },
-            free: { block, _ in
+            free: { block, userData in
                 guard let block else { return }
-                ChunkCache.current._withUnsafeGuaranteedRef { $0.deallocate(block) }
+                ChunkCache.cache(userData)._withUnsafeGuaranteedRef { $0.deallocate(block) }
             },
-            calloc: { count, size, _ in
+            calloc: { count, size, userData in
                 let (bytes, overflow) = count.multipliedReportingOverflow(by: size)
-                guard !overflow, let block = ChunkCache.current._withUnsafeGuaranteedRef({ $0.allocate(bytes) })
+                guard !overflow,
+                      let block = ChunkCache.cache(userData)._withUnsafeGuaranteedRef({ $0.allocate(bytes) })
                 else { return nil }
                 block.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
                 return block

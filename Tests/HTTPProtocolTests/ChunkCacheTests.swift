@@ -53,17 +53,17 @@ final class ChunkCacheTests: XCTestCase {
 
     func testTheNGHTTP2AllocatorZeroesWhatCallocReturnsEvenARecycledBlock() throws {
         let mem = ChunkCache.nghttp2Allocator
-        let block = try XCTUnwrap(mem.malloc(200, nil))
+        let block = try XCTUnwrap(mem.malloc(200, mem.mem_user_data))
         block.initializeMemory(as: UInt8.self, repeating: 0xFF, count: 200)
-        mem.free(block, nil)
-        let zeroed = try XCTUnwrap(mem.calloc(20, 10, nil))
+        mem.free(block, mem.mem_user_data)
+        let zeroed = try XCTUnwrap(mem.calloc(20, 10, mem.mem_user_data))
         XCTAssertEqual(zeroed, block, "the freed block is recycled")
         XCTAssertTrue(UnsafeRawBufferPointer(start: zeroed, count: 200).allSatisfy { $0 == 0 })
-        XCTAssertNil(mem.calloc(Int.max, 2, nil), "an overflowing calloc fails instead of allocating")
-        let grown = try XCTUnwrap(mem.realloc(zeroed, 4_000, nil))
+        XCTAssertNil(mem.calloc(Int.max, 2, mem.mem_user_data), "an overflowing calloc fails instead of allocating")
+        let grown = try XCTUnwrap(mem.realloc(zeroed, 4_000, mem.mem_user_data))
         XCTAssertTrue(UnsafeRawBufferPointer(start: grown, count: 200).allSatisfy { $0 == 0 })
-        mem.free(grown, nil)
-        mem.free(nil, nil)
+        mem.free(grown, mem.mem_user_data)
+        mem.free(nil, mem.mem_user_data)
     }
 
     func testEachThreadHasItsOwnCache() {
