@@ -6,25 +6,34 @@ internal import Glibc
 /// validation, and a heap allocation for anything over 15 bytes such as
 /// "application/grpc"). Known fields are matched by bytes and answered with a String made once.
 enum HeaderInterning {
-    /// The known fields as raw literals (plain values: scanning them retains nothing) ...
+    /// The known fields: raw literals (plain values: scanning them retains nothing), the Strings
+    /// handed out (made once, in the same order) and where each length starts.
     ///
-    /// Both tables are buffers allocated once and never freed or written again (hence
+    /// The tables are buffers allocated once and never freed or written again (hence
     /// `nonisolated(unsafe)`): reading a global array retained and released its storage on
-    /// every lookup, several times per request.
-    /// Sorted by length, so a lookup compares only the literals of its own length.
-    nonisolated(unsafe) static let literals = permanentTable(([
-        "content-type", "te", "trailers", "user-agent", "application/grpc", "grpc-timeout",
-        "grpc-encoding", "grpc-accept-encoding", "authorization", "identity", "accept-encoding",
-        "application/grpc+proto", "identity,deflate,gzip", "grpc-message-type", "content-length",
-    ] as [StaticString]).sorted { $0.utf8CodeUnitCount < $1.utf8CodeUnitCount })
-    /// ... and as the Strings handed out, made once, in the same order.
-    nonisolated(unsafe) static let strings = permanentTable(literals.map { $0.description })
-    /// `firstOfLength[n]`: the index of the first literal at least `n` bytes long, for every
-    /// `n` up to one past the longest.
-    nonisolated(unsafe) static let firstOfLength = permanentTable(
-        (0...literals[literals.count - 1].utf8CodeUnitCount + 1).map { length in
+    /// every lookup, several times per request. One global for all three, because each global
+    /// read is a `swift_once` check.
+    struct Tables {
+        /// Sorted by length, so a lookup compares only the literals of its own length.
+        let literals: UnsafeBufferPointer<StaticString>
+        let strings: UnsafeBufferPointer<String>
+        /// `firstOfLength[n]`: the index of the first literal at least `n` bytes long, for
+        /// every `n` up to one past the longest.
+        let firstOfLength: UnsafeBufferPointer<Int>
+    }
+
+    nonisolated(unsafe) static let tables: Tables = {
+        let literals = ([
+            "content-type", "te", "trailers", "user-agent", "application/grpc", "grpc-timeout",
+            "grpc-encoding", "grpc-accept-encoding", "authorization", "identity", "accept-encoding",
+            "application/grpc+proto", "identity,deflate,gzip", "grpc-message-type", "content-length",
+        ] as [StaticString]).sorted { $0.utf8CodeUnitCount < $1.utf8CodeUnitCount }
+        let firstOfLength = (0...literals[literals.count - 1].utf8CodeUnitCount + 1).map { length in
             literals.firstIndex { $0.utf8CodeUnitCount >= length } ?? literals.count
-        })
+        }
+        return Tables(literals: permanentTable(literals), strings: permanentTable(literals.map { $0.description }),
+                      firstOfLength: permanentTable(firstOfLength))
+    }()
 
     private static func permanentTable<Element>(_ values: [Element]) -> UnsafeBufferPointer<Element> {
         let table = UnsafeMutableBufferPointer<Element>.allocate(capacity: values.count)
@@ -39,10 +48,11 @@ enum HeaderInterning {
 
     /// The shared String for a field in ``literals``, or nil.
     static func knownString(_ pointer: UnsafePointer<UInt8>, _ count: Int) -> String? {
-        guard count + 1 < firstOfLength.count else { return nil }
-        for index in firstOfLength[count]..<firstOfLength[count + 1]
-        where memcmp(pointer, literals[index].utf8Start, count) == 0 {
-            return strings[index]
+        let tables = Self.tables
+        guard count + 1 < tables.firstOfLength.count else { return nil }
+        for index in tables.firstOfLength[count]..<tables.firstOfLength[count + 1]
+        where memcmp(pointer, tables.literals[index].utf8Start, count) == 0 {
+            return tables.strings[index]
         }
         return nil
     }
