@@ -43,7 +43,7 @@ ensure_requests
 BODY="$BUILD/requests/check-active.bin"
 
 # The three uprobes, added once (they stay defined, inactive until perf stat enables them).
-LIBC=$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ {print $NF; exit}')
+LIBC=$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ && !found {print $NF; found = 1}')
 SWIFT_CORE=$(ldd "${BINS[0]}" | awk '/libswiftCore\.so/ {print $3}')
 [ -n "$LIBC" ] && [ -n "$SWIFT_CORE" ] || die "cannot find libc.so.6 or libswiftCore.so"
 perf probe -l 2>/dev/null | grep -q "probe_libc:malloc " || perf probe -q -x "$LIBC" --add malloc
