@@ -210,5 +210,15 @@ enum PostgresSchema {
             UPDATE transactions SET in_app_ownership_type = \(Schema.ownershipTypeText)
                 WHERE in_app_ownership_type IS NOT NULL;
             """),
+        // As SQLite's migration of the same name: records keyed by the user's row, so the
+        // shared statements join users (no rewrite of the records themselves).
+        ("user_facts_by_user_row", """
+            ALTER TABLE user_facts ADD COLUMN user_rowid BIGINT REFERENCES users(id);
+            UPDATE user_facts f SET user_rowid = u.id FROM users u WHERE u.user_id = f.user_id;
+            DELETE FROM user_facts WHERE user_rowid IS NULL;
+            ALTER TABLE user_facts DROP COLUMN user_id;
+            ALTER TABLE user_facts ALTER COLUMN user_rowid SET NOT NULL;
+            ALTER TABLE user_facts ADD PRIMARY KEY (user_rowid);
+            """),
     ]
 }

@@ -231,5 +231,6 @@ enum Schema {
         transactionsEnvironmentMigration,
         userFactsRowidMigration,
         transactionsOwnershipTextMigration,
+        userFactsByUserRowMigration,
     ])
 }

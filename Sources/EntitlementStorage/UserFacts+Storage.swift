@@ -4,12 +4,17 @@ import SQLDatabase
 /// How a user's ``UserFacts`` are read: from the `user_facts` read model when the user has a
 /// record there, otherwise from the normalized tables (which the record is built from).
 extension UserFacts {
-    /// The user's record in the read model: one B-tree lookup.
-    static let recordSQL = "SELECT facts FROM user_facts WHERE user_id = ?"
+    /// The user's record in the read model: the user's row id from `users`' unique index on
+    /// user_id (which holds it), then the record by that row id.
+    static let recordSQL = """
+        SELECT f.facts FROM users u JOIN user_facts f ON f.user_rowid = u.id WHERE u.user_id = ?
+        """
 
+    /// Binds the user id (1) and the record (2); the user's row exists (the write that changed
+    /// their facts created it in the same transaction).
     static let upsertRecordSQL = """
-        INSERT INTO user_facts (user_id, facts) VALUES (?, ?)
-        ON CONFLICT (user_id) DO UPDATE SET facts = excluded.facts
+        INSERT INTO user_facts (user_rowid, facts) VALUES ((SELECT id FROM users WHERE user_id = ?1), ?2)
+        ON CONFLICT (user_rowid) DO UPDATE SET facts = excluded.facts
         """
 
     /// A user's facts from the tables in one statement: one row per transaction, its chain's

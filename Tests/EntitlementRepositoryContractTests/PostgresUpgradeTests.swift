@@ -126,4 +126,45 @@ struct PostgresUpgradeTests {
             #expect(stored == "F")
         }
     }
+
+    /// Migration 9 (user_facts_by_user_row): a record written under the user id before it is
+    /// found through the user's row after it, byte for byte the same facts; a record without a
+    /// users row (nothing could have written one) is dropped instead of stopping the upgrade.
+    @Test func recordsKeyedByUserIDAreFoundByUserRowAfterTheMigration() async throws {
+        let facts = UserFacts(transactions: [Transaction(
+            transactionID: "1000", originalTransactionID: "1000", productID: "p", purchaseDateMs: 10,
+            expiresDateMs: 20, inAppOwnershipType: "PURCHASED", environment: .sandbox)])
+        let hex = UserFactsRecord.encode(facts).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        try await PostgresTestServer.withDatabase { url in
+            try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try db.execute("""
+                    CREATE TABLE schema_migrations (
+                        version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)
+                    """)
+                for (index, migration) in PostgresSchema.migrations.prefix(8).enumerated() {
+                    try db.execute(migration.sql)
+                    try db.execute("INSERT INTO schema_migrations VALUES (\(index + 1), '\(migration.name)', 1)")
+                }
+                try db.execute("""
+                    INSERT INTO users (id, user_id, created_at_ms) VALUES (7, 'alice', 1);
+                    INSERT INTO user_facts (user_id, facts) VALUES ('alice', '\\x\(hex)'), ('ghost', '\\x00');
+                    """)
+            }
+            let store = try await PostgresTestServer.open(url)
+            store.start()
+            // No chains or transactions: only the record can answer.
+            let read = try store.facts(userID: "alice")
+            await store.close()
+            #expect(read == facts)
+            let rows = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                return [try db.scalarInt64("SELECT count(*) FROM user_facts"),
+                        try db.scalarInt64("SELECT user_rowid FROM user_facts")]
+            }
+            #expect(rows == [1, 7])
+        }
+    }
 }

@@ -80,7 +80,7 @@ final class OwnershipTypeTextTests: StoreTestCase {
 
         let db = try Connection(path: version14Path)
         defer { db.close() }
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 15)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), Int64(Schema.migrator.latestVersion))
         for (index, (_, stored)) in table.enumerated() {
             let select = try db.prepare("SELECT id, in_app_ownership_type FROM transactions WHERE transaction_id = ?")
             select.bind("\(1000 + index)", at: 1)

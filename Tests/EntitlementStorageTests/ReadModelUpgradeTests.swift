@@ -4,14 +4,17 @@ import EntitlementPorts
 import SQLite
 import XCTest
 
-/// Migration 14 rebuilds `user_facts` as a rowid table with a unique index on user_id: the
-/// records a version-13 file holds must come through byte for byte, and the writer's upsert
-/// must still find a user's row through the new index.
+/// Migration 14 rebuilds `user_facts` as a rowid table with a unique index on user_id, and
+/// migration 16 keys it by the user's row (`users.id`) instead: the records a version-13 file
+/// holds must come through both byte for byte, and the writer's upsert must still find a
+/// user's row.
 final class ReadModelUpgradeTests: StoreTestCase {
     private var version13Path: String { directory + "/version13.sqlite" }
 
     /// A file as a version-13 binary left it: the landed migrations 1-13 (append-only, so these
-    /// are exactly what that binary ran) and the given records in the WITHOUT ROWID table.
+    /// are exactly what that binary ran), a users row per record (as that binary's writer left
+    /// them, without chains) and the given records in the WITHOUT ROWID table, written with
+    /// that version's upsert.
     private func createVersion13File(records: [(String, [UInt8])]) throws {
         let db = try Connection(path: version13Path)
         defer { db.close() }
@@ -19,7 +22,13 @@ final class ReadModelUpgradeTests: StoreTestCase {
         try Migrator(Array(Schema.migrator.migrations.prefix(13))).migrate(db, nowMs: 1)
         XCTAssertTrue(try userFactsDDL(db).contains("WITHOUT ROWID"), "version 13's user_facts")
         for (userID, bytes) in records {
-            let insert = try db.prepare(UserFacts.upsertRecordSQL)
+            let user = try db.prepare("INSERT INTO users (user_id, created_at_ms) VALUES (?, 1)")
+            user.bind(userID, at: 1)
+            try user.execute()
+            let insert = try db.prepare("""
+                INSERT INTO user_facts (user_id, facts) VALUES (?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET facts = excluded.facts
+                """)
             insert.bind(userID, at: 1)
             insert.bind(blob: bytes, at: 2)
             try insert.execute()
@@ -30,8 +39,9 @@ final class ReadModelUpgradeTests: StoreTestCase {
         try db.scalarString("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'user_facts'") ?? ""
     }
 
+    /// Every record of a file at the latest version, by user id.
     private func recordBytes(_ db: Connection) throws -> [String: [UInt8]] {
-        let select = try db.prepare("SELECT user_id, facts FROM user_facts")
+        let select = try db.prepare("SELECT u.user_id, f.facts FROM user_facts f JOIN users u ON u.id = f.user_rowid")
         defer { select.reset() }
         var rows: [String: [UInt8]] = [:]
         while try select.step() {
@@ -55,14 +65,14 @@ final class ReadModelUpgradeTests: StoreTestCase {
         sourceDB.close()
         XCTAssertEqual(Set(written.keys), ["alice", "bob"])
 
-        // Only records, no table rows: whatever the upgraded store answers comes from them.
+        // Only records and users, no chains: whatever the upgraded store answers comes from them.
         try createVersion13File(records: written.sorted { $0.key < $1.key })
         let store = try EntitlementStore(path: version13Path, configuration: .init())
         store.start()
         XCTAssertEqual(try store.facts(userID: "alice"), alice)
         XCTAssertEqual(try store.facts(userID: "bob"), bob)
-        // A new user, then the same user again: an insert, then ON CONFLICT (user_id) updating
-        // the one row through the new unique index.
+        // A new user, then the same user again: an insert, then ON CONFLICT (user_rowid)
+        // updating the one row.
         _ = try await store.write(Fixture.receipt("carol", [Fixture.subscription("3000", chain: "3000")]))
         _ = try await store.write(Fixture.receipt("carol", [Fixture.subscription("3001", chain: "3000")]))
         XCTAssertEqual(Set(try store.facts(userID: "carol").transactions.map(\.transactionID)), ["3000", "3001"])
@@ -75,13 +85,19 @@ final class ReadModelUpgradeTests: StoreTestCase {
         var upgraded = try recordBytes(db)
         XCTAssertEqual(upgraded.removeValue(forKey: "carol").map { _ in true }, true)
         XCTAssertEqual(upgraded, written, "every record byte for byte")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM user_facts WHERE user_id = 'carol'"), 1)
-        // The columns stay user_id and facts (migrate-store copies by column name).
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM user_facts"), 3, "one row per user")
+        // Keyed by the user's row (migrate-store copies by column name); no index of its own.
         XCTAssertEqual(try db.scalarString("SELECT group_concat(name) FROM pragma_table_info('user_facts')"),
-                       "user_id,facts")
+                       "user_rowid,facts")
+        XCTAssertEqual(try db.scalarInt64(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'user_facts'"), 0)
+        XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
+        // A miss: users' unique index (covering: it holds the row id), then the record by rowid.
         let plan = try db.prepare("EXPLAIN QUERY PLAN \(UserFacts.recordSQL)")
         defer { plan.reset() }
-        XCTAssertTrue(try plan.step())
-        XCTAssertEqual(plan.string(at: 3), "SEARCH user_facts USING INDEX user_facts_by_user (user_id=?)")
+        var steps: [String] = []
+        while try plan.step() { steps.append(plan.string(at: 3)) }
+        XCTAssertEqual(steps, ["SEARCH u USING COVERING INDEX sqlite_autoindex_users_1 (user_id=?)",
+                               "SEARCH f USING INTEGER PRIMARY KEY (rowid=?)"])
     }
 }
