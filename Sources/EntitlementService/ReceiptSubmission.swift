@@ -74,7 +74,7 @@ public struct ReceiptSubmission: Sendable {
             response.environment = APIMapping.environment(cached.environment)
             response.appleStatus = Int32(cached.appleStatus)
         } else {
-            let verified = try await verifier.verify(receiptData: receipt)
+            let verified = try await verifier.verify(receiptData: receipt, sha256: receiptHash)
             let write = FactsWrite(userID: request.userID, transactions: verified.transactions,
                                    renewalInfos: verified.renewalInfos, source: .receipt,
                                    sourceID: "receipt:" + receiptHash)

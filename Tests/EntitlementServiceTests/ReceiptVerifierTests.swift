@@ -2,6 +2,7 @@ import AppStore
 @testable import EntitlementService
 import Entitlements
 import Foundation
+import JWS
 import RPCCore
 import Testing
 
@@ -130,7 +131,7 @@ struct ReceiptVerifierTests {
                 group.addTask { try await verifier.verify(receiptData: receipt) }
             }
             try await eventually("every caller joined the one flight") {
-                apple.heldCalls == 1 && verifier.flights.callers(for: receipt) == callers
+                apple.heldCalls == 1 && verifier.flights.callers(for: SHA256.hexHash(receipt.utf8)) == callers
             }
             apple.release()
             var answered = 0
@@ -153,7 +154,7 @@ struct ReceiptVerifierTests {
         apple.hold()
         let leaving = Task { try await verifier.verify(receiptData: receipt) }
         let staying = Task { try await verifier.verify(receiptData: receipt) }
-        try await eventually("both callers joined") { verifier.flights.callers(for: receipt) == 2 }
+        try await eventually("both callers joined") { verifier.flights.callers(for: SHA256.hexHash(receipt.utf8)) == 2 }
         leaving.cancel()
         await #expect(throws: CancellationError.self) { try await leaving.value }
         apple.release()
