@@ -122,6 +122,10 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
         // Each job's answer, held until COMMIT and cache invalidation are done.
         var answers: [() -> Void] = []
         var affectedUsers = Set<String>()
+        // Records are refreshed in the order users first appear in the batch, which is the
+        // order their users rows (and so user_facts rowids) were created: a new user's record
+        // is then an append, not an insert into the middle that splits a page half empty.
+        var refreshOrder: [String] = []
         var applied = 0
         var committed = false
         let started = ContinuousClock.now
@@ -136,12 +140,12 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                     var affected = Set<String>()
                     let answer = try record(job, affectedUsers: &affected)
                     if answer.succeeded {
-                        affectedUsers.formUnion(affected)
+                        for user in affected where affectedUsers.insert(user).inserted { refreshOrder.append(user) }
                         applied += 1
                     }
                     return answer.resume
                 }
-                try recorder.refreshRecords(for: affectedUsers, known: batchFacts)
+                try recorder.refreshRecords(for: refreshOrder, known: batchFacts)
                 try publishCommit(users: affectedUsers)
             }
             committed = true
@@ -282,12 +286,15 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
             let end = min(start + WriterLimits.seedChunkSize, writes.count)
             do {
                 try db.transaction(beginning: DB.beginWrite) {
-                    var affected = Set<String>()
+                    var affected = Set<String>(), refreshOrder: [String] = []
                     for write in writes[start..<end] {
-                        _ = try recorder.record(write, affectedUsers: &affected)
+                        var written = Set<String>()
+                        _ = try recorder.record(write, affectedUsers: &written)
                         recorder.addedEvents = []
+                        for user in written where affected.insert(user).inserted { refreshOrder.append(user) }
                     }
-                    try recorder.refreshRecords(for: affected)
+                    // In first-seen order, as in a batch (see there).
+                    try recorder.refreshRecords(for: refreshOrder)
                     try publish?(db, nil, nil)
                 }
             } catch {
