@@ -13,14 +13,7 @@ struct PostgresUpgradeTests {
             try await PostgresTestServer.offPool {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
-                try db.execute("""
-                    CREATE TABLE schema_migrations (
-                        version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)
-                    """)
-                for (index, migration) in PostgresSchema.migrations.prefix(5).enumerated() {
-                    try db.execute(migration.sql)
-                    try db.execute("INSERT INTO schema_migrations VALUES (\(index + 1), '\(migration.name)', 1)")
-                }
+                try migrate(db, toVersion: 5)
                 try db.execute("""
                     INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1);
                     INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
@@ -83,14 +76,7 @@ struct PostgresUpgradeTests {
             try await PostgresTestServer.offPool {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
-                try db.execute("""
-                    CREATE TABLE schema_migrations (
-                        version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)
-                    """)
-                for (index, migration) in PostgresSchema.migrations.prefix(7).enumerated() {
-                    try db.execute(migration.sql)
-                    try db.execute("INSERT INTO schema_migrations VALUES (\(index + 1), '\(migration.name)', 1)")
-                }
+                try migrate(db, toVersion: 7)
                 try db.execute("""
                     INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1);
                     INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
@@ -139,14 +125,7 @@ struct PostgresUpgradeTests {
             try await PostgresTestServer.offPool {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
-                try db.execute("""
-                    CREATE TABLE schema_migrations (
-                        version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)
-                    """)
-                for (index, migration) in PostgresSchema.migrations.prefix(8).enumerated() {
-                    try db.execute(migration.sql)
-                    try db.execute("INSERT INTO schema_migrations VALUES (\(index + 1), '\(migration.name)', 1)")
-                }
+                try migrate(db, toVersion: 8)
                 try db.execute("""
                     INSERT INTO users (id, user_id, created_at_ms) VALUES (7, 'alice', 1);
                     INSERT INTO user_facts (user_id, facts) VALUES ('alice', '\\x\(hex)'), ('ghost', '\\x00');
@@ -166,5 +145,18 @@ struct PostgresUpgradeTests {
             }
             #expect(rows == [1, 7])
         }
+    }
+}
+
+/// Builds the tables of PostgreSQL schema `version` as a server of that time left them, so a
+/// test can write rows in the old shapes before the current migrations run over them.
+private func migrate(_ db: PostgreSQL.Connection, toVersion version: Int) throws {
+    try db.execute("""
+        CREATE TABLE schema_migrations (
+            version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)
+        """)
+    for (index, migration) in PostgresSchema.migrations.prefix(version).enumerated() {
+        try db.execute(migration.sql)
+        try db.execute("INSERT INTO schema_migrations VALUES (\(index + 1), '\(migration.name)', 1)")
     }
 }
