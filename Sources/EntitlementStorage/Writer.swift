@@ -121,11 +121,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
         db.rollbackIgnoringErrors()
         // Each job's answer, held until COMMIT and cache invalidation are done.
         var answers: [() -> Void] = []
-        var affectedUsers = Set<String>()
-        // Records are refreshed in the order users first appear in the batch, which is the
-        // order their users rows (and so user_facts rowids) were created: a new user's record
-        // is then an append, not an insert into the middle that splits a page half empty.
-        var refreshOrder: [String] = []
+        var affected = UsersInFirstSeenOrder()
         var applied = 0
         var committed = false
         let started = ContinuousClock.now
@@ -137,16 +133,16 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                 // Time first: a change that was due before these facts arrived is not theirs.
                 try recordDueChanges()
                 answers = try batch.map { job in
-                    var affected = Set<String>()
-                    let answer = try record(job, affectedUsers: &affected)
+                    var jobAffected = Set<String>()
+                    let answer = try record(job, affectedUsers: &jobAffected)
                     if answer.succeeded {
-                        for user in affected where affectedUsers.insert(user).inserted { refreshOrder.append(user) }
+                        affected.add(jobAffected)
                         applied += 1
                     }
                     return answer.resume
                 }
-                try recorder.refreshRecords(for: refreshOrder, known: batchFacts)
-                try publishCommit(users: affectedUsers)
+                try recorder.refreshRecords(for: affected.inOrder, known: batchFacts)
+                try publishCommit(users: affected.users)
             }
             committed = true
         } catch {
@@ -173,7 +169,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                 onCommit(batch.count, elapsed.inSeconds)
             }
         }
-        cache.invalidate(affectedUsers)
+        cache.invalidate(affected.users)
         if committed { changesCommitted() }
         for answer in answers { answer() }
     }
@@ -286,15 +282,14 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
             let end = min(start + WriterLimits.seedChunkSize, writes.count)
             do {
                 try db.transaction(beginning: DB.beginWrite) {
-                    var affected = Set<String>(), refreshOrder: [String] = []
+                    var affected = UsersInFirstSeenOrder()
                     for write in writes[start..<end] {
                         var written = Set<String>()
                         _ = try recorder.record(write, affectedUsers: &written)
                         recorder.addedEvents = []
-                        for user in written where affected.insert(user).inserted { refreshOrder.append(user) }
+                        affected.add(written)
                     }
-                    // In first-seen order, as in a batch (see there).
-                    try recorder.refreshRecords(for: refreshOrder)
+                    try recorder.refreshRecords(for: affected.inOrder)
                     try publish?(db, nil, nil)
                 }
             } catch {
