@@ -61,6 +61,9 @@ enum HTTP2Callbacks {
                         stream.method = HeaderInterning.string(value, valueLength)
                     }
                 } else {
+                    if HeaderInterning.equals(name, nameLength, "content-length") {
+                        stream.reserveBody(declaredLength: value, valueLength, limit: session.limits.maxRequestBodySize)
+                    }
                     stream.headers.add(name: session.recentStrings.string(name, nameLength),
                                        value: session.recentStrings.string(value, valueLength))
                 }

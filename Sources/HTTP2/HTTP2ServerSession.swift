@@ -17,6 +17,25 @@ public final class HTTP2ServerSession {
         var body: [UInt8] = []
         var bodyLimitExceeded = false
         init() { headers.reserveCapacity(8) }
+
+        /// Sizes the body buffer once from the request's `content-length`, so a large body
+        /// arriving in many DATA frames is not copied again at every doubling of the array (a
+        /// 300 KB receipt: an eighth of the server's CPU in memmove and fresh pages).
+        ///
+        /// Nothing when the declared length is over `limit` (such a body is dropped anyway) or
+        /// the value is not a plain decimal number. The header is only the client's word: a
+        /// body that differs from it still arrives whole (the array grows as before) and
+        /// nghttp2 resets the stream for the mismatch.
+        func reserveBody(declaredLength value: UnsafePointer<UInt8>, _ count: Int, limit: Int) {
+            guard body.isEmpty, count > 0, count <= 18 else { return }
+            var length = 0
+            for index in 0..<count {
+                let digit = Int(value[index]) &- Int(UInt8(ascii: "0"))
+                guard digit >= 0, digit <= 9 else { return }
+                length = length * 10 + digit
+            }
+            if length <= limit { body.reserveCapacity(length) }
+        }
     }
 
     /// Response bytes waiting for nghttp2 to pull them through the data provider.
