@@ -9,13 +9,11 @@ extension GRPCHandler {
             writer: writer, maxBufferedBytes: configuration.maxBufferedStreamBytes,
             stallTimeout: configuration.streamStallTimeout, reportFailure: reportFailure)
         let peerReset = PeerReset(deadline: context.deadline)
+        let race = CallRace<Void>(peerReset: peerReset) { call.complete($0) }
         let task = Task {
-            await GRPCHandler.race(deadline: context.deadline, peerReset: peerReset, {
-                try await handler(message, context, call)
-            }) {
-                call.complete($0)
-            }
+            await race.run { try await handler(message, context, call) }
         }
+        race.arm(deadline: context.deadline, cancelling: task)
         call.onEnd { task.cancel() }
         writer.onCancel {
             peerReset.record()

@@ -157,56 +157,22 @@ public struct GRPCHandler: HTTPService {
         case .async(let handler):
             let reportFailure = self.reportFailure
             let peerReset = PeerReset(deadline: context.deadline)
-            let task = Task {
-                await GRPCHandler.race(deadline: context.deadline, peerReset: peerReset, {
-                    try await handler(message, context)
-                }) {
-                    switch $0 {
-                    case .success(let body): writer.succeed(body)
-                    case .failure(let error): writer.fail(error, report: reportFailure)
-                    }
+            let race = CallRace<RPCResponseBody>(peerReset: peerReset) {
+                switch $0 {
+                case .success(let body): writer.succeed(body)
+                case .failure(let error): writer.fail(error, report: reportFailure)
                 }
             }
+            let task = Task {
+                await race.run { try await handler(message, context) }
+            }
+            race.arm(deadline: context.deadline, cancelling: task)
             writer.onCancel {
                 peerReset.record()
                 task.cancel()
             }
         case .serverStreaming(let handler):
             runStreaming(handler, message: message, context: context, writer: writer)
-        }
-    }
-
-    /// Runs `body` against `deadline` and hands the first outcome to `deliver`, once.
-    ///
-    /// `deliver` runs inside the group, not after it, so a handler that ignores cancellation
-    /// cannot hold back the deadline's answer; its late outcome is dropped unread. A peer's reset
-    /// after the deadline (``PeerReset``) leaves the deadline the call's end.
-    static func race<T: Sendable>(
-        deadline: ContinuousClock.Instant?, peerReset: PeerReset,
-        _ body: @escaping @Sendable () async throws -> T,
-        then deliver: (Result<T, any Error>) -> Void
-    ) async {
-        await withTaskGroup(of: Result<T, any Error>?.self) { group in
-            group.addTask {
-                do {
-                    return .success(try await body())
-                } catch {
-                    return .failure(error)
-                }
-            }
-            let expired = RPCError(.deadlineExceeded, "deadline exceeded")
-            if let deadline {
-                group.addTask {
-                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return nil }
-                    return .failure(expired)
-                }
-            }
-            for await outcome in group {
-                guard let outcome else { continue }
-                group.cancelAll()
-                deliver(peerReset.cameAfterDeadline ? .failure(expired) : outcome)
-                return
-            }
         }
     }
 }
