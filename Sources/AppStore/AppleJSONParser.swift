@@ -12,11 +12,11 @@
 /// quirk of number typing stay `JSONSerialization`'s, and for what it does accept it must give
 /// an equal value (the differential test and the `json-decoders` fuzz target check that).
 struct AppleJSONParser {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
-    private var depth = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    var depth = 0
     /// `JSONSerialization`'s limit; deeper documents are its to refuse.
-    private static let maximumDepth = 512
+    static let maximumDepth = 512
 
     /// The document's top-level object, or `nil` to decline.
     static func decode(_ bytes: [UInt8]) -> AppleJSONValue? {
@@ -29,11 +29,11 @@ struct AppleJSONParser {
         }
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): index += 1
@@ -53,6 +53,52 @@ struct AppleJSONParser {
         case UInt8(ascii: "n"): return literal("null", .null)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return integer()
         default: return nil
+        }
+    }
+
+    /// Reads past one value by exactly ``value()``'s rules without making it: false to decline.
+    /// (The verifyReceipt reader skips the fields it does not map: most of an answer's bytes.)
+    mutating func skipValue() -> Bool {
+        guard let byte = peek else { return false }
+        switch byte {
+        case UInt8(ascii: "\""): return scanString() != nil
+        case UInt8(ascii: "t"): return literal("true", .null) != nil
+        case UInt8(ascii: "f"): return literal("false", .null) != nil
+        case UInt8(ascii: "n"): return literal("null", .null) != nil
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return integer() != nil
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            guard depth < Self.maximumDepth else { return false }
+            depth += 1
+            defer { depth -= 1 }
+            let isObject = byte == UInt8(ascii: "{")
+            let close = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+            index += 1
+            skipWhitespace()
+            if peek == close {
+                index += 1
+                return true
+            }
+            while true {
+                skipWhitespace()
+                if isObject {
+                    guard peek == UInt8(ascii: "\""), scanString() != nil else { return false }
+                    skipWhitespace()
+                    guard peek == UInt8(ascii: ":") else { return false }
+                    index += 1
+                    skipWhitespace()
+                }
+                guard skipValue() else { return false }
+                skipWhitespace()
+                if peek == UInt8(ascii: ",") {
+                    index += 1
+                } else if peek == close {
+                    index += 1
+                    return true
+                } else {
+                    return false
+                }
+            }
+        default: return false
         }
     }
 
@@ -116,6 +162,17 @@ struct AppleJSONParser {
     /// A string of printable ASCII with the two-character escapes; declines on `\u`, control
     /// characters and bytes above 0x7F (their validation and normalization stay Foundation's).
     private mutating func string() -> String? {
+        scanString().map(Self.text)
+    }
+
+    /// The string's text from what ``scanString()`` found.
+    static func text(_ string: (body: UnsafeBufferPointer<UInt8>, escaped: Bool)) -> String {
+        string.escaped ? unescape(string.body) : String(decoding: string.body, as: UTF8.self)
+    }
+
+    /// Reads past a string (at its opening quote) by ``string()``'s rules without making it: its
+    /// body between the quotes, still escaped, and whether it has escapes; `nil` to decline.
+    mutating func scanString() -> (body: UnsafeBufferPointer<UInt8>, escaped: Bool)? {
         index += 1  // "
         let start = index
         var escaped = false
@@ -126,7 +183,7 @@ struct AppleJSONParser {
             if byte == UInt8(ascii: "\"") {
                 let body = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                return escaped ? Self.unescape(body) : String(decoding: body, as: UTF8.self)
+                return (body, escaped)
             }
             guard byte >= 0x20, byte < 0x80 else { return nil }
             if byte == UInt8(ascii: "\\") {
@@ -201,7 +258,7 @@ struct AppleJSONParser {
 
     /// An integer without leading zeros that fits `Int64` or `UInt64`; declines on a fraction,
     /// an exponent or overflow, whose typing is `JSONSerialization`'s.
-    private mutating func integer() -> AppleJSONValue? {
+    mutating func integer() -> AppleJSONValue? {
         let negative = peek == UInt8(ascii: "-")
         if negative { index += 1 }
         let start = index
@@ -226,7 +283,7 @@ struct AppleJSONParser {
         return nil
     }
 
-    private mutating func literal(_ word: StaticString, _ value: AppleJSONValue) -> AppleJSONValue? {
+    mutating func literal(_ word: StaticString, _ value: AppleJSONValue) -> AppleJSONValue? {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { return nil }
         for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return nil }

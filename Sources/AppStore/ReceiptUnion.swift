@@ -18,9 +18,18 @@ struct ReceiptUnion {
     /// depend on array order, so the entry that says more wins (a cancellation date, then the
     /// later expiry, then the later purchase).
     mutating func add(_ infos: [AppleJSONObject], environment: Environment) throws(AppStoreFormatError) {
-        var fromThisSource: [String: Transaction] = [:]
+        var transactions: [Transaction] = []
+        transactions.reserveCapacity(infos.count)
         for info in infos {
-            let transaction = try Transaction(receiptInfo: info, environment: environment)
+            transactions.append(try Transaction(receiptInfo: info, environment: environment))
+        }
+        add(transactions)
+    }
+
+    /// ``add(_:environment:)`` for entries already mapped (``VerifyReceiptAnswerReader``).
+    mutating func add(_ mapped: [Transaction]) {
+        var fromThisSource: [String: Transaction] = [:]
+        for transaction in mapped {
             if let seen = fromThisSource[transaction.transactionID],
                Self.saysMore(seen, than: transaction) {
                 continue
@@ -37,8 +46,16 @@ struct ReceiptUnion {
     mutating func addPendingRenewals(
         _ infos: [AppleJSONObject], observedAtMs: Int64
     ) throws(AppStoreFormatError) {
+        var renewals: [RenewalInfo] = []
         for info in infos {
-            let renewal = try RenewalInfo(pendingRenewal: info, observedAtMs: observedAtMs)
+            renewals.append(try RenewalInfo(pendingRenewal: info, observedAtMs: observedAtMs))
+        }
+        addPendingRenewals(renewals)
+    }
+
+    /// ``addPendingRenewals(_:observedAtMs:)`` for entries already mapped.
+    mutating func addPendingRenewals(_ renewals: [RenewalInfo]) {
+        for renewal in renewals {
             if let seen = renewalInfos[renewal.originalTransactionID],
                Self.sortKey(seen) >= Self.sortKey(renewal) {
                 continue

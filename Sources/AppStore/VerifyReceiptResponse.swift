@@ -48,8 +48,21 @@ public struct VerifyReceiptResponse: Sendable, Hashable {
     ///
     /// `decoding` is for tests that hold the purpose-built decoder to `JSONSerialization`'s
     /// reading; the service always uses the default.
+    ///
+    /// With `.purposeBuilt`, ``VerifyReceiptAnswerReader`` reads the usual answer in one pass;
+    /// whatever it declines takes the general path below.
     public static func parse(
         _ body: [UInt8], observedAtMs: Int64, decoding: AppleJSONDecoding = .purposeBuilt
+    ) throws(AppStoreFormatError) -> VerifyReceiptResponse {
+        if decoding == .purposeBuilt, let answer = VerifyReceiptAnswerReader.read(body, observedAtMs: observedAtMs) {
+            return answer
+        }
+        return try parseGenerally(body, observedAtMs: observedAtMs, decoding: decoding)
+    }
+
+    /// The general path: a JSON tree read by ``AppleJSONObject``'s tolerant readers.
+    static func parseGenerally(
+        _ body: [UInt8], observedAtMs: Int64, decoding: AppleJSONDecoding
     ) throws(AppStoreFormatError) -> VerifyReceiptResponse {
         let root = try AppleJSONObject.parse(body, decoding: decoding)
         let status = try root.requiredInt("status")
@@ -99,7 +112,19 @@ extension AppleJSONObject {
     /// the fallback when a response omits `environment`.
     func receiptTypeEnvironment() throws(AppStoreFormatError) -> Environment? {
         guard let type = try string("receipt_type") else { return nil }
-        if type.lowercased().contains("sandbox") { return .sandbox }
-        return type.lowercased().hasPrefix("production") ? .production : nil
+        return Environment(receiptType: type)
+    }
+}
+
+extension Environment {
+    /// The environment a `receipt_type` names, `nil` for neither.
+    init?(receiptType type: String) {
+        if type.lowercased().contains("sandbox") {
+            self = .sandbox
+        } else if type.lowercased().hasPrefix("production") {
+            self = .production
+        } else {
+            return nil
+        }
     }
 }
