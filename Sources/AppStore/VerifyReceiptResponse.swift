@@ -101,9 +101,15 @@ public struct VerifyReceiptResponse: Sendable, Hashable {
             latestReceipt: try root.string("latest_receipt"))
     }
 
-    /// Fuzzing entry point: parses arbitrary bytes and discards the result; must never trap.
+    /// Fuzzing entry point: parses arbitrary bytes both ways and discards the result. Traps only
+    /// when ``VerifyReceiptAnswerReader`` answers and the general path does not answer the same,
+    /// so libFuzzer reports the input.
     public static func fuzzParse(_ bytes: UnsafeRawBufferPointer) {
-        _ = try? parse(Array(bytes), observedAtMs: 0)
+        let body = Array(bytes)
+        let general = try? parseGenerally(body, observedAtMs: 0, decoding: .purposeBuilt)
+        if let direct = VerifyReceiptAnswerReader.read(body, observedAtMs: 0) {
+            precondition(direct == general, "the direct verifyReceipt reader answered unlike the general path")
+        }
     }
 }
 
