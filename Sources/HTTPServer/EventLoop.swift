@@ -112,8 +112,8 @@ final class EventLoop: @unchecked Sendable {
     private func checkDueTimeouts(now: ContinuousClock.Instant) {
         timeouts.takeDue(now: now, into: &dueConnections)
         for connection in dueConnections {
-            connection.checkTimeouts(now: now)
-            if !connection.closed { timeouts.file(connection, at: connection.nextTimeoutCheck(now: now)) }
+            let next = connection.checkTimeouts(now: now)
+            if !connection.closed { timeouts.file(connection, at: next) }
         }
         dueConnections.removeAll(keepingCapacity: true)
         flushDirty()
