@@ -22,6 +22,10 @@ final class EventLoop: @unchecked Sendable {
     var connections: [Int32: Connection] = [:]
     /// Connections with output to flush before the loop next sleeps.
     var dirty: [Connection] = []
+    /// The other buffer of ``flushDirty()``'s pair, empty between flushes.
+    private var spareDirty: [Connection] = []
+    /// The other buffer of ``drainQueue()``'s pair, empty between wakes.
+    private var spareWork: [@Sendable () -> Void] = []
     let readBuffer: UnsafeMutableRawBufferPointer
     var accepting = true
     /// Every open connection, filed by when its timeouts next need a look.
@@ -122,11 +126,14 @@ final class EventLoop: @unchecked Sendable {
     private func drainQueue() {
         var counter: UInt64 = 0
         _ = read(wakeFD, &counter, 8)
-        let work = queue.withLock { pending in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
-        }
+        // The queue and the work being run trade two buffers, as ``flushDirty()``'s lists do:
+        // no buffer is allocated per wake.
+        var work: [@Sendable () -> Void] = []
+        swap(&work, &spareWork)
+        queue.withLock { pending in swap(&pending, &work) }
         for item in work { item() }
+        work.removeAll(keepingCapacity: true)
+        swap(&work, &spareWork)
     }
 
     private func acceptAll() {
@@ -153,15 +160,26 @@ final class EventLoop: @unchecked Sendable {
         dirty.append(connection)
     }
 
+    /// Flushes every dirty connection, including those marked while flushing.
+    ///
+    /// The batch being flushed and the list taking new marks trade two buffers back and forth.
+    /// Copying the list and then emptying it (`removeAll(keepingCapacity:)` on a buffer the copy
+    /// still shares) allocated a new buffer on every wake, as large as the most connections ever
+    /// dirty at once, and freed the old one: on a loop holding 10,000 mostly idle connections,
+    /// where each call is a wake of its own, that allocation was where the thread's heap kept
+    /// growing back (glibc's sysmalloc and its page faults, 3 % of the server).
     func flushDirty() {
+        var batch: [Connection] = []
+        swap(&batch, &spareDirty)
         while !dirty.isEmpty {
-            let batch = dirty
-            dirty.removeAll(keepingCapacity: true)
+            swap(&batch, &dirty)
             for connection in batch {
                 connection.isDirty = false
                 connection.flush()
             }
+            batch.removeAll(keepingCapacity: true)
         }
+        swap(&batch, &spareDirty)
     }
 
     func removed(_ connection: Connection) {
