@@ -6,17 +6,24 @@ import Entitlements
 /// The normalized tables stay the source of truth; the writer rewrites a user's record in the
 /// same transaction as any change to their facts, and a reader that finds no record (a database
 /// from before this table, a user never written since) or one it cannot decode reads the tables
-/// instead. Layout, all integers LEB128 varints (signed ones zigzagged):
+/// instead. Layout of version 2, all integers LEB128 varints (signed ones zigzagged):
 ///
-///     version (1) | strings: count, then length + UTF-8 bytes each
+///     version (2) | strings: count, then a tag each: odd, a decimal number (tag >> 1) standing
+///         for its canonical digits; even, tag >> 1 bytes of UTF-8 follow
 ///     | transactions: count, then per transaction flags, string refs, dates, enum indexes
 ///     | renewal infos: count, then per info flags, string refs, dates
 ///
 /// Every string is written once and referenced by index (an original transaction id, product
-/// and group repeat on each transaction of a chain). A layout change gets a new version; an
-/// unknown version reads as "no record", so an old binary on a newer file still answers.
+/// and group repeat on each transaction of a chain). Version 2 (issue 14 goal 2) stores Apple's
+/// numeric ids as numbers (16 digits in 7 bytes instead of 17) and dates as differences: a
+/// purchase from the previous transaction's, an original purchase from the previous
+/// transaction's original purchase (equal within a chain: one byte), expiry and cancellation
+/// from the transaction's own purchase, a grace period from the info's signed date. Differences
+/// wrap (`&-`, `&+`), so every Int64 comes back exactly. Version 1 records still decode
+/// (``decodeVersion1(_:)``); a layout change gets a new version, and an unknown version reads
+/// as "no record", so an old binary on a newer file still answers (from the tables).
 enum UserFactsRecord {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     struct Malformed: Error, CustomStringConvertible {
         var description: String { "a user_facts record is malformed; the tables are read instead" }
@@ -25,8 +32,9 @@ enum UserFactsRecord {
     static func encode(_ facts: UserFacts) -> [UInt8] {
         var strings = StringTable()
         var body: [UInt8] = []
-        body.reserveCapacity(64 * facts.transactions.count + 32)
+        body.reserveCapacity(48 * facts.transactions.count + 32)
         body.appendVarint(UInt64(facts.transactions.count))
+        var previous: (purchase: Int64, originalPurchase: Int64)?
         for transaction in facts.transactions {
             var flags: UInt64 = 0
             if transaction.expiresDateMs != nil { flags |= 1 }
@@ -38,10 +46,12 @@ enum UserFactsRecord {
             body.appendVarint(strings.index(transaction.transactionID))
             body.appendVarint(strings.index(transaction.originalTransactionID))
             body.appendVarint(strings.index(transaction.productID))
-            body.appendSigned(transaction.purchaseDateMs)
-            body.appendSigned(transaction.originalPurchaseDateMs)
-            if let expires = transaction.expiresDateMs { body.appendSigned(expires) }
-            if let cancellation = transaction.cancellationDateMs { body.appendSigned(cancellation) }
+            let purchase = transaction.purchaseDateMs
+            body.appendSigned(purchase &- (previous?.purchase ?? 0))
+            body.appendSigned(transaction.originalPurchaseDateMs &- (previous?.originalPurchase ?? purchase))
+            if let expires = transaction.expiresDateMs { body.appendSigned(expires &- purchase) }
+            if let cancellation = transaction.cancellationDateMs { body.appendSigned(cancellation &- purchase) }
+            previous = (purchase, transaction.originalPurchaseDateMs)
             body.appendVarint(strings.optionalIndex(transaction.subscriptionGroupIdentifier))
             body.appendVarint(strings.optionalIndex(transaction.webOrderLineItemID))
             body.appendVarint(strings.optionalIndex(transaction.inAppOwnershipType))
@@ -61,86 +71,121 @@ enum UserFactsRecord {
             body.appendVarint(flags)
             body.appendVarint(strings.index(info.originalTransactionID))
             body.appendVarint(strings.optionalIndex(info.autoRenewProductID))
-            if let grace = info.gracePeriodExpiresDateMs { body.appendSigned(grace) }
-            if let intent = info.expirationIntent { body.appendSigned(Int64(intent)) }
             body.appendSigned(info.signedDateMs)
+            if let grace = info.gracePeriodExpiresDateMs { body.appendSigned(grace &- info.signedDateMs) }
+            if let intent = info.expirationIntent { body.appendSigned(Int64(intent)) }
         }
         var record: [UInt8] = [version]
         record.reserveCapacity(body.count + 16 * strings.values.count)
         record.appendVarint(UInt64(strings.values.count))
         for string in strings.values {
-            record.appendVarint(UInt64(string.utf8.count))
-            record.append(contentsOf: string.utf8)
+            if let number = DecimalText.value(string) {
+                record.appendVarint(number << 1 | 1)
+            } else {
+                record.appendVarint(UInt64(string.utf8.count) << 1)
+                record.append(contentsOf: string.utf8)
+            }
         }
         record.append(contentsOf: body)
         return record
     }
 
-    /// Decodes a record; nil for a version this binary does not know.
+    /// Decodes a record of either version; nil for a version this binary does not know.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(Malformed) -> UserFacts? {
         var reader = RecordReader(bytes)
-        guard try reader.byte() == version else { return nil }
+        let facts: UserFacts
+        switch try reader.byte() {
+        case 1: facts = try decodeVersion1(&reader)
+        case version: facts = try decodeVersion2(&reader)
+        default: return nil
+        }
+        guard reader.isAtEnd else { throw Malformed() }
+        return facts
+    }
+
+    private static func decodeVersion2(_ reader: inout RecordReader) throws(Malformed) -> UserFacts {
         let stringCount = try reader.count()
         var strings: [String] = []
         strings.reserveCapacity(stringCount)
-        for _ in 0..<stringCount { strings.append(try reader.string()) }
-        func string() throws(Malformed) -> String {
-            let index = try reader.varint()
-            guard index < strings.count else { throw Malformed() }
-            return strings[Int(index)]
+        for _ in 0..<stringCount {
+            let tag = try reader.varint()
+            guard tag & 1 == 0 else {
+                // Only canonical 1-18 digit numbers are ever written.
+                guard tag >> 1 < 1_000_000_000_000_000_000 else { throw Malformed() }
+                strings.append(String(tag >> 1))
+                continue
+            }
+            guard tag >> 1 <= UInt64(Int.max) else { throw Malformed() }
+            strings.append(try reader.string(length: Int(tag >> 1)))
         }
-        func optionalString() throws(Malformed) -> String? {
-            let index = try reader.varint()
-            guard index > 0 else { return nil }
-            guard index <= strings.count else { throw Malformed() }
-            return strings[Int(index - 1)]
-        }
+        let refs = StringRefs(strings: strings)
         var facts = UserFacts()
         let transactionCount = try reader.count()
         facts.transactions.reserveCapacity(transactionCount)
+        var previous: (purchase: Int64, originalPurchase: Int64)?
         for _ in 0..<transactionCount {
             let flags = try reader.varint()
-            let transactionID = try string()
-            let originalTransactionID = try string()
-            let productID = try string()
-            let purchase = try reader.signed()
-            let originalPurchase = try reader.signed()
-            let expires = flags & 1 != 0 ? try reader.signed() : nil
-            let cancellation = flags & 2 != 0 ? try reader.signed() : nil
-            let group = try optionalString()
-            let webOrder = try optionalString()
-            let ownership = try optionalString()
-            let token = try optionalString()
-            let environment = try reader.varint()
-            let productType = try reader.varint()
-            guard environment < Environment.allCases.count, productType <= ProductType.allCases.count else {
-                throw Malformed()
-            }
-            facts.transactions.append(Transaction(
-                transactionID: transactionID, originalTransactionID: originalTransactionID, productID: productID,
-                purchaseDateMs: purchase, originalPurchaseDateMs: originalPurchase, expiresDateMs: expires,
-                cancellationDateMs: cancellation, isTrialPeriod: flags & 4 != 0,
-                isInIntroOfferPeriod: flags & 8 != 0, isUpgraded: flags & 16 != 0,
-                subscriptionGroupIdentifier: group, webOrderLineItemID: webOrder, inAppOwnershipType: ownership,
-                appAccountToken: token, environment: Environment.allCases[Int(environment)],
-                declaredProductType: productType == 0 ? nil : ProductType.allCases[Int(productType - 1)]))
+            let transactionID = try refs.string(&reader)
+            let originalTransactionID = try refs.string(&reader)
+            let productID = try refs.string(&reader)
+            let purchase = try reader.signed() &+ (previous?.purchase ?? 0)
+            let originalPurchase = try reader.signed() &+ (previous?.originalPurchase ?? purchase)
+            let expires = flags & 1 != 0 ? try reader.signed() &+ purchase : nil
+            let cancellation = flags & 2 != 0 ? try reader.signed() &+ purchase : nil
+            previous = (purchase, originalPurchase)
+            facts.transactions.append(try transaction(
+                flags: flags, ids: (transactionID, originalTransactionID, productID),
+                dates: (purchase, originalPurchase, expires, cancellation), refs: refs, reader: &reader))
         }
         let renewalCount = try reader.count()
         for _ in 0..<renewalCount {
             let flags = try reader.varint()
-            let originalTransactionID = try string()
-            let autoRenewProductID = try optionalString()
-            let grace = flags & 4 != 0 ? try reader.signed() : nil
-            let intent = flags & 8 != 0 ? try reader.signed() : nil
+            let originalTransactionID = try refs.string(&reader)
+            let autoRenewProductID = try refs.optionalString(&reader)
             let signed = try reader.signed()
-            facts.renewalInfos[originalTransactionID] = RenewalInfo(
-                originalTransactionID: originalTransactionID, autoRenewStatus: flags & 1 != 0,
-                autoRenewProductID: autoRenewProductID, isInBillingRetryPeriod: flags & 2 != 0,
-                gracePeriodExpiresDateMs: grace, expirationIntent: intent.map { Int(truncatingIfNeeded: $0) },
-                signedDateMs: signed)
+            let grace = flags & 4 != 0 ? try reader.signed() &+ signed : nil
+            let intent = flags & 8 != 0 ? try reader.signed() : nil
+            facts.renewalInfos[originalTransactionID] = renewalInfo(
+                flags: flags, originalTransactionID: originalTransactionID, autoRenewProductID: autoRenewProductID,
+                grace: grace, intent: intent, signed: signed)
         }
-        guard reader.isAtEnd else { throw Malformed() }
         return facts
+    }
+
+    /// A transaction from its decoded ids and dates and the fields after the dates, laid out
+    /// the same in both versions (optional string refs, environment, product type).
+    static func transaction(
+        flags: UInt64, ids: (String, String, String), dates: (Int64, Int64, Int64?, Int64?),
+        refs: StringRefs, reader: inout RecordReader
+    ) throws(Malformed) -> Transaction {
+        let group = try refs.optionalString(&reader)
+        let webOrder = try refs.optionalString(&reader)
+        let ownership = try refs.optionalString(&reader)
+        let token = try refs.optionalString(&reader)
+        let environment = try reader.varint()
+        let productType = try reader.varint()
+        guard environment < Environment.allCases.count, productType <= ProductType.allCases.count else {
+            throw Malformed()
+        }
+        return Transaction(
+            transactionID: ids.0, originalTransactionID: ids.1, productID: ids.2,
+            purchaseDateMs: dates.0, originalPurchaseDateMs: dates.1, expiresDateMs: dates.2,
+            cancellationDateMs: dates.3, isTrialPeriod: flags & 4 != 0,
+            isInIntroOfferPeriod: flags & 8 != 0, isUpgraded: flags & 16 != 0,
+            subscriptionGroupIdentifier: group, webOrderLineItemID: webOrder, inAppOwnershipType: ownership,
+            appAccountToken: token, environment: Environment.allCases[Int(environment)],
+            declaredProductType: productType == 0 ? nil : ProductType.allCases[Int(productType - 1)])
+    }
+
+    static func renewalInfo(
+        flags: UInt64, originalTransactionID: String, autoRenewProductID: String?, grace: Int64?, intent: Int64?,
+        signed: Int64
+    ) -> RenewalInfo {
+        RenewalInfo(
+            originalTransactionID: originalTransactionID, autoRenewStatus: flags & 1 != 0,
+            autoRenewProductID: autoRenewProductID, isInBillingRetryPeriod: flags & 2 != 0,
+            gracePeriodExpiresDateMs: grace, expirationIntent: intent.map { Int(truncatingIfNeeded: $0) },
+            signedDateMs: signed)
     }
 }
 
@@ -149,11 +194,14 @@ private struct StringTable {
     var values: [String] = []
     var indexes: [String: UInt64] = [:]
 
+    /// Swift's String equality (and so the dictionary) is Unicode equivalence: "é" finds
+    /// "e\u{301}". A hit whose bytes differ gets its own entry, so every string reads back
+    /// byte for byte as the tables hold it.
     mutating func index(_ string: String) -> UInt64 {
-        if let index = indexes[string] { return index }
+        if let index = indexes[string], values[Int(index)].utf8.elementsEqual(string.utf8) { return index }
         let index = UInt64(values.count)
         values.append(string)
-        indexes[string] = index
+        if indexes[string] == nil { indexes[string] = index }
         return index
     }
 
@@ -163,64 +211,18 @@ private struct StringTable {
     }
 }
 
-extension [UInt8] {
-    fileprivate mutating func appendVarint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        append(UInt8(value))
-    }
-
-    fileprivate mutating func appendSigned(_ value: Int64) {
-        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
-    }
-}
-
-/// A bounds-checked cursor over a record's bytes.
-private struct RecordReader {
-    let bytes: UnsafeRawBufferPointer
-    var offset = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    var isAtEnd: Bool { offset == bytes.count }
-
-    mutating func byte() throws(UserFactsRecord.Malformed) -> UInt8 {
-        guard offset < bytes.count else { throw UserFactsRecord.Malformed() }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func varint() throws(UserFactsRecord.Malformed) -> UInt64 {
+/// Which strings a record may store as a number: exactly the text `String(value)` gives back,
+/// 1 to 18 ASCII digits without a leading zero ("0" itself included), so "0123", "+1", " 1" or
+/// a 19-digit id stay text and every string reads back byte for byte.
+enum DecimalText {
+    static func value(_ string: String) -> UInt64? {
+        let utf8 = string.utf8
+        guard (1...18).contains(utf8.count), utf8.first != UInt8(ascii: "0") || utf8.count == 1 else { return nil }
         var value: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            let next = try byte()
-            guard shift < 64 else { throw UserFactsRecord.Malformed() }
-            value |= UInt64(next & 0x7f) << shift
-            if next < 0x80 { return value }
-            shift += 7
+        for byte in utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
         }
-    }
-
-    mutating func signed() throws(UserFactsRecord.Malformed) -> Int64 {
-        let raw = try varint()
-        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
-    }
-
-    /// A count no larger than the bytes left could hold (one byte per item at least), so a
-    /// corrupt count cannot make the decoder reserve gigabytes.
-    mutating func count() throws(UserFactsRecord.Malformed) -> Int {
-        let value = try varint()
-        guard value <= UInt64(bytes.count - offset) else { throw UserFactsRecord.Malformed() }
-        return Int(value)
-    }
-
-    mutating func string() throws(UserFactsRecord.Malformed) -> String {
-        let length = try count()
-        defer { offset += length }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]), as: UTF8.self)
+        return value
     }
 }

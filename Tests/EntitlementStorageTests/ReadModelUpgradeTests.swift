@@ -100,4 +100,39 @@ final class ReadModelUpgradeTests: StoreTestCase {
         XCTAssertEqual(steps, ["SEARCH u USING COVERING INDEX sqlite_autoindex_users_1 (user_id=?)",
                                "SEARCH f USING INTEGER PRIMARY KEY (rowid=?)"])
     }
+
+    /// Record format 2 needs no migration: a store whose records were written in format 1 (the
+    /// landed encoder's bytes) answers from them unchanged, and a user's next write rewrites
+    /// that user's record in format 2, equal to the tables.
+    func testFormat1RecordsAnswerUnchangedAndTheNextWriteRewritesThemInFormat2() async throws {
+        try await openStore().close()
+        let samples = zip(UserFactsRecordVersion1Tests.landedSamples, UserFactsRecordTests.samples)
+        let db = try Connection(path: databasePath)
+        for (index, (hex, _)) in samples.enumerated() {
+            try db.execute("INSERT INTO users (id, user_id, created_at_ms) VALUES (\(index + 1), 'user\(index)', 1)")
+            try db.execute("INSERT INTO user_facts (user_rowid, facts) VALUES (\(index + 1), x'\(hex)')")
+        }
+        db.close()
+
+        let store = try openStore()
+        // No chains or transactions: only the format-1 records can answer.
+        for (index, (_, facts)) in samples.enumerated() {
+            XCTAssertEqual(try store.facts(userID: "user\(index)"), facts, "user\(index)")
+        }
+        _ = try await store.write(Fixture.receipt("user2", [Fixture.subscription("9000", chain: "9000")]))
+        let written = try store.facts(userID: "user2")
+        await store.close()
+        XCTAssertEqual(transactionIDs(written), ["9000"], "rebuilt from the tables")
+
+        let check = try Connection(path: databasePath)
+        defer { check.close() }
+        XCTAssertEqual(try check.scalarString("SELECT hex(substr(facts, 1, 1)) FROM user_facts WHERE user_rowid = 3"),
+                       "02")
+        XCTAssertEqual(try check.scalarInt64("SELECT count(*) FROM user_facts WHERE substr(facts, 1, 1) = x'01'"), 4,
+                       "the other users' records are left as they were")
+        let reopened = try openStore()
+        XCTAssertEqual(try reopened.facts(userID: "user2"), written)
+        XCTAssertEqual(try reopened.facts(userID: "user3"), UserFactsRecordTests.samples[3])
+        await reopened.close()
+    }
 }

@@ -54,12 +54,91 @@ struct UserFactsRecordTests {
         }
     }
 
-    @Test func anOutOfRangeReferenceIsRefused() {
-        // version 1, no strings, one transaction whose transaction id refers to string 0.
-        let bytes: [UInt8] = [1, 0, 1, 0, 0]
+    @Test(arguments: [1, 2] as [UInt8])
+    func anOutOfRangeReferenceIsRefused(version: UInt8) {
+        // No strings, one transaction whose transaction id refers to string 0.
+        let bytes: [UInt8] = [version, 0, 1, 0, 0]
         #expect(throws: UserFactsRecord.Malformed.self) {
             _ = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
         }
+    }
+
+    /// A number in the string table is only ever a canonical 1-18 digit one; anything larger
+    /// is corruption, not a string to invent.
+    @Test func aNumberTooLongForTheFormatIsRefused() {
+        var bytes: [UInt8] = [2, 1]
+        var tag = UInt64(1_000_000_000_000_000_000) << 1 | 1
+        while tag >= 0x80 { bytes.append(UInt8(truncatingIfNeeded: tag) | 0x80); tag >>= 7 }
+        bytes += [UInt8(tag), 0, 0]
+        #expect(throws: UserFactsRecord.Malformed.self) {
+            _ = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
+        }
+    }
+
+    /// Which strings become numbers: exactly those `String(value)` writes back byte for byte.
+    @Test(arguments: [
+        ("0", 0), ("7", 7), ("10", 10), ("2000000123456789", 2_000_000_123_456_789),
+        ("999999999999999999", 999_999_999_999_999_999),
+        ("1000000000000000000", nil), ("0123", nil), ("00", nil), ("", nil), ("+1", nil), ("-1", nil),
+        (" 1", nil), ("1 ", nil), ("1.0", nil), ("1e3", nil), ("\u{FF11}", nil), ("\u{0661}", nil), ("12a", nil),
+    ] as [(String, UInt64?)])
+    func decimalText(_ text: String, _ value: UInt64?) {
+        #expect(DecimalText.value(text) == value)
+        if let value { #expect(String(value) == text) }
+    }
+
+    /// Random facts (ids numeric or not, leading zeros, non-ASCII, dates anywhere in Int64,
+    /// transactions in any order) come back exactly and re-encode to the same bytes.
+    @Test func randomFactsRoundTrip() throws {
+        var random = SeededRandom(seed: 14)
+        let ids = ["0", "1", "0123", "2000000123456789", "99999999999999999999", "1000000000000000000",
+                   "999999999999999999", "pro.monthly", "grp", "é", "e\u{301}", "", " 7", "7 "]
+        let dates: [Int64] = [0, 1, -1, Int64.max, Int64.min, 1_700_000_000_000, -1_700_000_000_000, 86_400_000]
+        func id() -> String { ids[Int(random.next() % UInt64(ids.count))] }
+        func date() -> Int64 {
+            random.next() % 3 == 0 ? Int64(bitPattern: random.next()) : dates[Int(random.next() % 8)]
+        }
+        func maybe<T>(_ value: @autoclosure () -> T) -> T? { random.next() % 2 == 0 ? value() : nil }
+        for _ in 0..<2_000 {
+            var facts = UserFacts()
+            for _ in 0..<Int(random.next() % 5) {
+                facts.transactions.append(Transaction(
+                    transactionID: id(), originalTransactionID: id(), productID: id(), purchaseDateMs: date(),
+                    originalPurchaseDateMs: date(), expiresDateMs: maybe(date()), cancellationDateMs: maybe(date()),
+                    isTrialPeriod: random.next() % 2 == 0, isInIntroOfferPeriod: random.next() % 2 == 0,
+                    isUpgraded: random.next() % 2 == 0, subscriptionGroupIdentifier: maybe(id()),
+                    webOrderLineItemID: maybe(id()), inAppOwnershipType: maybe(id()), appAccountToken: maybe(id()),
+                    environment: random.next() % 2 == 0 ? .production : .sandbox,
+                    declaredProductType: maybe(ProductType.allCases[Int(random.next() % 4)])))
+            }
+            for _ in 0..<Int(random.next() % 3) {
+                let chain = id()
+                facts.renewalInfos[chain] = RenewalInfo(
+                    originalTransactionID: chain, autoRenewStatus: random.next() % 2 == 0,
+                    autoRenewProductID: maybe(id()), isInBillingRetryPeriod: random.next() % 2 == 0,
+                    gracePeriodExpiresDateMs: maybe(date()), expirationIntent: maybe(Int(random.next() % 7)),
+                    signedDateMs: date())
+            }
+            let bytes = UserFactsRecord.encode(facts)
+            let decoded = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
+            #expect(decoded == facts)
+            // String equality is Unicode equivalence ("é" == "e\u{301}"): compare the bytes too.
+            #expect(decoded.map(Self.stringBytes) == Self.stringBytes(facts), "every string byte for byte")
+            #expect(decoded.map(UserFactsRecord.encode) == bytes)
+        }
+    }
+
+    /// Every string field of `facts`, as UTF-8 bytes, in a fixed order.
+    static func stringBytes(_ facts: UserFacts) -> [[UInt8]] {
+        let transactions = facts.transactions.flatMap { transaction in
+            [transaction.transactionID, transaction.originalTransactionID, transaction.productID,
+             transaction.subscriptionGroupIdentifier ?? "nil", transaction.webOrderLineItemID ?? "nil",
+             transaction.inAppOwnershipType ?? "nil", transaction.appAccountToken ?? "nil"]
+        }
+        let infos = facts.renewalInfos.values.sorted {
+            Array($0.originalTransactionID.utf8).lexicographicallyPrecedes(Array($1.originalTransactionID.utf8))
+        }.flatMap { [$0.originalTransactionID, $0.autoRenewProductID ?? "nil"] }
+        return (transactions + infos).map { Array($0.utf8) }
     }
 
     @Test func anUnknownVersionIsNoRecord() throws {
@@ -73,5 +152,18 @@ struct UserFactsRecordTests {
     @Test func theEnumOrderTheFormatDependsOnIsPinned() {
         #expect(Environment.allCases == [.production, .sandbox])
         #expect(ProductType.allCases == [.autoRenewable, .nonRenewing, .nonConsumable, .consumable])
+    }
+}
+
+/// SplitMix64: a fixed sequence, so a failure repeats.
+private struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
