@@ -127,7 +127,8 @@ enum ChangeRecorderSQL {
             \(Entitlement.updateFromExcluded)
         """
     static let newestEventSQL = """
-        SELECT event_id FROM history_events WHERE user_rowid = ? AND original_transaction_id = ?
-        ORDER BY occurred_at_ms DESC, event_id DESC LIMIT 1
+        SELECT h.event_id FROM \(HistoryEvent.historyFrom)
+        WHERE h.user_rowid = ? AND COALESCE(h.original_transaction_id, c.original_transaction_id) = ?
+        ORDER BY h.occurred_at_ms DESC, h.event_id DESC LIMIT 1
         """
 }

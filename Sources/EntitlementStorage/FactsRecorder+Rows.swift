@@ -111,12 +111,7 @@ extension FactsRecorder {
 
     /// Inserts `event` into a user's history; `false` when its id was already recorded.
     func insert(_ event: HistoryEvent, userRow: Int64) throws -> Bool {
-        let insert = try db.prepare("""
-            INSERT INTO history_events (
-                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
-                original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING
-            """)
+        let insert = try db.prepare(HistoryEvent.insertHistorySQL)
         Self.bind(event, owner: userRow, to: insert)
         try insert.execute()
         guard db.changes > 0 else { return false }

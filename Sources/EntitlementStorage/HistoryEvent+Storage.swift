@@ -4,7 +4,42 @@ import SQLDatabase
 /// How a ``HistoryEvent`` maps to a `history_events` row (kind, environment and source as
 /// ``StorageCodes``).
 extension HistoryEvent {
-    /// Columns read by ``init(row:)``, from `history_events` aliased as `h`.
+    /// The columns ``init(row:)`` reads from `history_events` (``historyFrom``): an event that
+    /// points at its transaction (`history_events_point_at_transactions`) reads the three ids
+    /// from that transaction and its chain.
+    static let historyColumns = """
+        h.event_id, h.kind, h.occurred_at_ms, COALESCE(h.product_id, t.product_id),
+        COALESCE(h.transaction_id, t.transaction_id),
+        COALESCE(h.original_transaction_id, c.original_transaction_id), h.expires_at_ms, h.environment, h.source,
+        h.apple_notification_type
+        """
+    /// `history_events` as `h`, with the transaction `t` and chain `c` an event may point at.
+    static let historyFrom = """
+        history_events h LEFT JOIN transactions t ON t.id = h.transaction_rowid
+            LEFT JOIN chains c ON c.id = t.chain_rowid
+        """
+
+    /// Inserts an event (bound by ``FactsRecorder/bind(_:owner:to:)``) into a user's history,
+    /// pointing at its transaction when the transaction with its id is stored with the same
+    /// product and original transaction id (then the three columns stay NULL); nothing when
+    /// its id is already recorded. `WHERE true` keeps SQLite from reading ON CONFLICT as a
+    /// join constraint.
+    static let insertHistorySQL = """
+        INSERT INTO history_events (
+            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
+            original_transaction_id, expires_at_ms, environment, source, apple_notification_type,
+            transaction_rowid)
+        SELECT ?1, ?2, ?3, ?4, CASE WHEN p.id IS NULL THEN ?5 END, CASE WHEN p.id IS NULL THEN ?6 END,
+            CASE WHEN p.id IS NULL THEN ?7 END, ?8, ?9, ?10, ?11, p.id
+        FROM (SELECT 1 AS one) AS o LEFT JOIN (
+            SELECT t.id FROM transactions t JOIN chains c ON c.id = t.chain_rowid
+            WHERE t.transaction_id = ?6 AND t.product_id = ?5 AND c.original_transaction_id = ?7) AS p ON true
+        WHERE true
+        ON CONFLICT (event_id) DO NOTHING
+        """
+
+    /// Columns read by ``init(row:)`` from `pending_events` aliased as `h` (pending events
+    /// never point: their columns are always their own).
     static let selectColumns = """
         h.event_id, h.kind, h.occurred_at_ms, h.product_id, h.transaction_id,
         h.original_transaction_id, h.expires_at_ms, h.environment, h.source,

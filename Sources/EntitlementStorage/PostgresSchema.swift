@@ -220,5 +220,15 @@ enum PostgresSchema {
             ALTER TABLE user_facts ALTER COLUMN user_rowid SET NOT NULL;
             ALTER TABLE user_facts ADD PRIMARY KEY (user_rowid);
             """),
+        // As SQLite's migration of the same name, so the shared statements write and read one
+        // form: events may point at their transaction. Existing rows keep their columns and a
+        // NULL pointer (the shared reads COALESCE); only the catalog changes, no table rewrite.
+        ("history_events_point_at_transactions", """
+            ALTER TABLE history_events
+                ADD COLUMN transaction_rowid BIGINT,
+                ALTER COLUMN product_id DROP NOT NULL,
+                ALTER COLUMN transaction_id DROP NOT NULL,
+                ALTER COLUMN original_transaction_id DROP NOT NULL;
+            """),
     ]
 }

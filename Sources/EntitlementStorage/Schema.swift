@@ -232,5 +232,6 @@ enum Schema {
         userFactsRowidMigration,
         transactionsOwnershipTextMigration,
         userFactsByUserRowMigration,
+        historyPointersMigration,
     ])
 }

@@ -67,15 +67,16 @@ enum StoreReaderSQL {
     // The row-value comparison is a range on the index, so deep pages cost no more than the
     // first; with no cursor, (Int64.max, "") sorts after every real event.
     static let historySQL = """
-        SELECT \(HistoryEvent.selectColumns) FROM history_events h
+        SELECT \(HistoryEvent.historyColumns) FROM \(HistoryEvent.historyFrom)
         WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
             AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
         ORDER BY h.occurred_at_ms DESC, h.event_id DESC
         LIMIT ?4
         """
     static let productHistorySQL = """
-        SELECT \(HistoryEvent.selectColumns) FROM history_events h
-        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1) AND h.product_id = ?5
+        SELECT \(HistoryEvent.historyColumns) FROM \(HistoryEvent.historyFrom)
+        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
+            AND COALESCE(h.product_id, t.product_id) = ?5
             AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
         ORDER BY h.occurred_at_ms DESC, h.event_id DESC
         LIMIT ?4

@@ -1,5 +1,6 @@
 @testable import EntitlementStorage
 import Entitlements
+import EntitlementPorts
 import PostgreSQL
 import Testing
 
@@ -144,6 +145,55 @@ struct PostgresUpgradeTests {
                         try db.scalarInt64("SELECT user_rowid FROM user_facts")]
             }
             #expect(rows == [1, 7])
+        }
+    }
+
+    /// Migration 10 (history_events_point_at_transactions): events written in full before it
+    /// read back the same (they keep their columns, no pointer); an event written after it about
+    /// a stored transaction points at it and reads back its ids through the shared statements.
+    @Test func eventsWrittenBeforeThePointerMigrationReadBackAndNewOnesPoint() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try migrate(db, toVersion: 9)
+                try db.execute("""
+                    INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1);
+                    INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
+                        VALUES (1, '1000', 1, 1);
+                    INSERT INTO transactions (id, transaction_id, chain_rowid, product_id, purchase_date_ms,
+                        original_purchase_date_ms, expires_date_ms, is_trial_period, is_in_intro_offer_period,
+                        is_upgraded, environment)
+                        VALUES (1, '1000', 1, 'p', 10, 10, 20, 0, 0, 0, 0);
+                    SELECT setval(pg_get_serial_sequence('transactions', 'id'), 1);
+                    SELECT setval(pg_get_serial_sequence('chains', 'id'), 1);
+                    SELECT setval(pg_get_serial_sequence('users', 'id'), 1);
+                    INSERT INTO history_events (event_id, user_rowid, kind, occurred_at_ms, product_id,
+                        transaction_id, original_transaction_id, expires_at_ms, environment, source,
+                        apple_notification_type)
+                        VALUES ('purchase:1000', 1, 1, 10, 'p', '1000', '1000', 20, 0, 0, '');
+                    """)
+            }
+            let store = try await PostgresTestServer.open(url)
+            store.start()
+            _ = try await store.write(FactsWrite(userID: "alice", transactions: [Transaction(
+                transactionID: "1001", originalTransactionID: "1000", productID: "p", purchaseDateMs: 20,
+                originalPurchaseDateMs: 10, expiresDateMs: 30)], source: .receipt))
+            let events = try store.history(userID: "alice", productID: "p", pageSize: 0, pageToken: nil).events
+            await store.close()
+            #expect(events.map(\.eventID) == ["renewal:1001", "purchase:1000"])
+            #expect(events.map(\.transactionID) == ["1001", "1000"])
+            #expect(events.map(\.originalTransactionID) == ["1000", "1000"])
+            #expect(events.map(\.productID) == ["p", "p"])
+            let pointers = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                return try db.scalarString("""
+                    SELECT string_agg(event_id || '=' || COALESCE(transaction_rowid::text, product_id), ' '
+                        ORDER BY event_id) FROM history_events
+                    """)
+            }
+            #expect(pointers == "purchase:1000=p renewal:1001=2")
         }
     }
 }
