@@ -8,9 +8,24 @@ extension VerifyReceiptAnswerReader {
     struct RawKey {
         let bytes: UnsafeBufferPointer<UInt8>
 
+        /// Eight bytes per step once the lengths agree: every member's key meets up to 15 literals.
         static func ~= (pattern: StaticString, key: RawKey) -> Bool {
-            pattern.utf8CodeUnitCount == key.bytes.count
-                && (0..<key.bytes.count).allSatisfy { pattern.utf8Start[$0] == key.bytes[$0] }
+            let count = key.bytes.count
+            guard pattern.utf8CodeUnitCount == count else { return false }
+            guard count > 0, let base = key.bytes.baseAddress else { return true }
+            let literal = UnsafeRawPointer(pattern.utf8Start), bytes = UnsafeRawPointer(base)
+            var offset = 0
+            while offset + 8 <= count {
+                guard literal.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        == bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+                offset += 8
+            }
+            while offset < count {
+                guard literal.load(fromByteOffset: offset, as: UInt8.self)
+                        == bytes.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+                offset += 1
+            }
+            return true
         }
     }
 

@@ -118,6 +118,30 @@ final class VerifyReceiptAnswerReaderTests: XCTestCase {
         XCTAssertNil(VerifyReceiptAnswerReader.read(Array(deep.utf8), observedAtMs: 7))
     }
 
+    /// The key matcher: a literal matches its own bytes only, not with any one byte changed,
+    /// nor a prefix or an extension of them (lengths around the 8-byte steps).
+    func testAKeyMatchesItsLiteralExactly() {
+        let literals: [StaticString] = ["", "bid", "status", "in_app_o", "product_id", "purchase_date_ms",
+                                        "original_purchase_date_ms", "subscription_group_identifier"]
+        // `~=` is what `case "literal":` calls.
+        func matches(_ literal: StaticString, _ bytes: [UInt8]) -> Bool {
+            bytes.withUnsafeBufferPointer { literal ~= VerifyReceiptAnswerReader.RawKey(bytes: $0) }
+        }
+        for literal in literals {
+            let exact = Array(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+            XCTAssertTrue(matches(literal, exact), "\(literal)")
+            for position in exact.indices {
+                for change: UInt8 in [1, 0x20, 0x80] {
+                    var changed = exact
+                    changed[position] ^= change
+                    XCTAssertFalse(matches(literal, changed), "\(literal) changed at \(position)")
+                }
+            }
+            XCTAssertFalse(matches(literal, exact + [UInt8(ascii: "_")]), "\(literal) extended")
+            if !exact.isEmpty { XCTAssertFalse(matches(literal, Array(exact.dropLast())), "\(literal) cut") }
+        }
+    }
+
     /// Seeded byte mutations of the samples: read alike or declined.
     func testByteMutationsOfTheSamplesAreReadAlikeOrDeclined() throws {
         var random = SplitMix64(state: 0x0A11)
