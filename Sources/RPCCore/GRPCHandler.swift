@@ -75,9 +75,9 @@ public struct GRPCHandler: HTTPService {
         // One route lookup per call. Unknown paths are observed as "unknown" so a caller
         // cannot grow metric cardinality; known ones by the router's own key, the same string
         // on every call (the observer can compare it by identity instead of hashing it).
-        let routeIndex = router.methods.index(forKey: request.path)
-        let route = routeIndex.map { router.methods[$0].value }
-        let observedName = routeIndex.map { router.methods[$0].key } ?? "unknown"
+        let found = router.route(forPath: request.path)
+        let route = found?.method
+        let observedName = found?.path ?? "unknown"
         let writer = ObservedWriter(inner: writer, method: observedName, start: start, observer: observer,
                                     metadata: request.headers, sequenceNumber: number)
         do {

@@ -20,9 +20,30 @@ public struct RPCRouter: Sendable {
         public var requiresAuthentication: Bool
     }
 
-    public private(set) var methods: [String: Method] = [:]
+    public private(set) var methods: [String: Method] = [:] {
+        didSet { routes = methods.map { (path: $0.key, utf8Count: $0.key.utf8.count, method: $0.value) } }
+    }
+    /// ``methods`` again, searched by ``route(forPath:)``: a server registers a few dozen methods
+    /// at most, so comparing lengths and then bytes finds one sooner than hashing the path.
+    private var routes: [(path: String, utf8Count: Int, method: Method)] = []
 
     public init() {}
+
+    /// The method registered for `path` and the router's own copy of the path (the same string
+    /// on every call, so metrics can compare it by identity); nil for a path nobody registered.
+    ///
+    /// Every call looks its path up here: a `Dictionary` lookup hashed the 50-byte path each time
+    /// (SipHash, a few hundred instructions) before comparing it anyway.
+    public func route(forPath path: String) -> (path: String, method: Method)? {
+        let utf8Count = path.utf8.count
+        for route in routes where route.utf8Count == utf8Count && route.path == path {
+            return (route.path, route.method)
+        }
+        // Strings are equal by Unicode canonical equivalence, whose spellings of one path can
+        // differ in length (a KELVIN SIGN for a K): the dictionary decides those, and unknown paths.
+        guard let index = methods.index(forKey: path) else { return nil }
+        return (methods[index].key, methods[index].value)
+    }
 
     /// Registers a method that answers without awaiting: it runs on a loop thread and must not
     /// block (reads from memory only).
