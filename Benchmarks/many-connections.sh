@@ -9,7 +9,8 @@
 # uniform over the users, on cpu 0); then `entitlementd-load --hold HOLD` (also cpu 0) opens HOLD
 # connections that each call CheckEntitlement every HOLD_INTERVAL seconds, and the same active
 # client runs again beside them. Prints RSS idle / with the connections held (and per held
-# connection), the active client's req/s, p50 and p99 both ways with their ratio, and what the
+# connection), the server's CPU per held call in the first interval (each connection's first call)
+# and the next (the steady state), the active client's req/s, p50 and p99 both ways with their ratio, and what the
 # holder saw (opened, refused, lost, answered), plus the server's open-files log line.
 # A benchmark, not a test: Scripts/test never runs it.
 #
@@ -119,15 +120,24 @@ holder_pid=$!
 for _ in $(seq 600); do
     [ "$(find "/proc/$server_pid/fd" -maxdepth 1 2>/dev/null | wc -l)" -ge "$HOLD" ] && break; sleep 0.1
 done
-# One interval: every held connection has made a call; the server's CPU meanwhile is what
-# holding them costs (their calls plus whatever the loop does per connection).
+# Two intervals, each one call per held connection; the server's CPU meanwhile is what holding
+# them costs (their calls plus whatever the loop does per connection). The first is each
+# connection's first call, which also grows its buffers and nghttp2's tables (page faults as the
+# RSS settles); the second is the steady state of one mostly idle client after another.
 cpu_ticks() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
-hold_ticks=$(cpu_ticks "$server_pid"); hold_started=$(date +%s.%N)
-sleep "$HOLD_INTERVAL"
-hold_cpu=$(awk -v a="$hold_ticks" -v b="$(cpu_ticks "$server_pid")" -v t0="$hold_started" -v t1="$(date +%s.%N)" \
-    -v hz="$(getconf CLK_TCK)" -v n="$HOLD" -v i="$HOLD_INTERVAL" 'BEGIN {
-    printf "server CPU while only holding: %.1f %% of a core, %.0f us per held call\n",
-        (b - a) / hz / (t1 - t0) * 100, (b - a) / hz / (t1 - t0) / (n / i) * 1e6 }')
+minor_faults() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[8] }' "/proc/$1/stat"; }
+hold_interval() {   # hold_interval LABEL: one interval's server CPU per held call and page faults
+    local ticks faults started
+    ticks=$(cpu_ticks "$server_pid"); faults=$(minor_faults "$server_pid"); started=$(date +%s.%N)
+    sleep "$HOLD_INTERVAL"
+    awk -v a="$ticks" -v b="$(cpu_ticks "$server_pid")" -v t0="$started" -v t1="$(date +%s.%N)" \
+        -v fa="$faults" -v fb="$(minor_faults "$server_pid")" -v label="$1" \
+        -v hz="$(getconf CLK_TCK)" -v n="$HOLD" -v i="$HOLD_INTERVAL" 'BEGIN {
+        printf "server CPU while only holding, %s: %.1f %% of a core, %.0f us per held call, %d page faults\n",
+            label, (b - a) / hz / (t1 - t0) * 100, (b - a) / hz / (t1 - t0) / (n / i) * 1e6, fb - fa }'
+}
+hold_cpu=$(hold_interval "first interval (each connection's first call)")
+hold_cpu+=$'\n'$(hold_interval "next interval")
 rss_held=$(rss_kib "$server_pid")
 for s in 1x1 4x8; do beside[$s]=$(active "$s" beside); done
 rss_after=$(rss_kib "$server_pid")
