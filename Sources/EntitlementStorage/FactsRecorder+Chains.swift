@@ -12,10 +12,7 @@ extension FactsRecorder {
     }
 
     func findChain(_ chainID: String) throws -> StoredChain? {
-        let find = try db.prepare("""
-            SELECT c.id, c.user_rowid, u.user_id FROM chains c LEFT JOIN users u ON u.id = c.user_rowid
-            WHERE c.original_transaction_id = ?
-            """)
+        let find = statements.findChain
         find.bind(chainID, at: 1)
         defer { find.reset() }
         guard try find.step() else { return nil }
@@ -25,8 +22,7 @@ extension FactsRecorder {
 
     /// Inserts a chain owned by `userRow`, or by nobody yet when it is `nil`.
     func insertChain(_ chainID: String, userRow: Int64?, now: Int64) throws -> Int64 {
-        let insert = try db.prepare(
-            "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?) RETURNING id")
+        let insert = statements.insertChain
         insert.bind(chainID, at: 1)
         insert.bind(userRow, at: 2)
         insert.bind(userRow == nil ? nil : now, at: 3)
@@ -56,15 +52,7 @@ extension FactsRecorder {
     /// `false` when its id was already recorded in either place.
     func insert(_ event: HistoryEvent, into chain: StoredChain) throws -> Bool {
         if let ownerRow = chain.ownerRow { return try insert(event, userRow: ownerRow) }
-        // Checked against history_events too, so an id stays unique across both tables.
-        let insert = try db.prepare("""
-            INSERT INTO pending_events (
-                event_id, chain_rowid, kind, occurred_at_ms, product_id, transaction_id,
-                original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
-            SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
-            WHERE NOT EXISTS (SELECT 1 FROM history_events WHERE event_id = ?1)
-            ON CONFLICT (event_id) DO NOTHING
-            """)
+        let insert = statements.insertPendingEvent
         Self.bind(event, owner: chain.row, to: insert)
         try insert.execute()
         return db.changes > 0

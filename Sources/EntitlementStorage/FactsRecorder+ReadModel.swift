@@ -12,8 +12,8 @@ extension FactsRecorder {
     /// `known` must hold only facts read (``UserFacts/readTables(_:userID:)``) after the last
     /// change to that user in this transaction; the writer keeps each successful write's.
     func refreshRecords(for userIDs: some Sequence<String>, known: [String: UserFacts] = [:]) throws {
-        let tables = try db.prepare(UserFacts.tablesSQL)
-        let upsert = try db.prepare(UserFacts.upsertRecordSQL)
+        let tables = statements.userFactsFromTables
+        let upsert = statements.upsertUserFactsRecord
         for userID in userIDs {
             let facts = try known[userID] ?? UserFacts.readTables(tables, userID: userID)
             upsert.bind(userID, at: 1)

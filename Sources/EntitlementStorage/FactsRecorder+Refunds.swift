@@ -78,7 +78,7 @@ extension FactsRecorder {
 
     /// The latest time Apple reversed a refund of `transactionID`, if it ever did.
     private func refundReversedAt(_ transactionID: String) throws -> Int64? {
-        let find = try db.prepare("SELECT reversed_at_ms FROM refund_reversals WHERE transaction_id = ?")
+        let find = statements.refundReversedAt
         find.bind(transactionID, at: 1)
         defer { find.reset() }
         return try find.step() ? find.int64(at: 0) : nil

@@ -5,7 +5,7 @@ import SQLDatabase
 extension FactsRecorder {
 
     func storedTransaction(_ transactionID: String) throws -> (row: Int64, value: Transaction)? {
-        let find = try db.prepare(FactsRecorderSQL.storedTransactionSQL)
+        let find = statements.storedTransaction
         find.bind(transactionID, at: 1)
         defer { find.reset() }
         guard try find.step() else { return nil }
@@ -36,14 +36,7 @@ extension FactsRecorder {
     }
 
     func insert(_ transaction: Transaction, chainRow: Int64) throws {
-        let insert = try db.prepare("""
-            INSERT INTO transactions (
-                transaction_id, chain_rowid, product_id, purchase_date_ms, original_purchase_date_ms,
-                expires_date_ms, cancellation_date_ms, is_trial_period, is_in_intro_offer_period,
-                is_upgraded, subscription_group_identifier, web_order_line_item_id,
-                in_app_ownership_type, app_account_token, environment, declared_product_type)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let insert = statements.insertTransaction
         insert.bind(transaction.transactionID, at: 1)
         insert.bind(chainRow, at: 2)
         insert.bind(transaction.productID, at: 3)
@@ -65,12 +58,7 @@ extension FactsRecorder {
 
     /// Writes back the fields ``Transaction/merged(with:)`` may change.
     func update(_ transaction: Transaction, row: Int64) throws {
-        let update = try db.prepare("""
-            UPDATE transactions SET expires_date_ms = ?, cancellation_date_ms = ?, is_upgraded = ?,
-                subscription_group_identifier = ?, web_order_line_item_id = ?,
-                in_app_ownership_type = ?, app_account_token = ?, declared_product_type = ?
-            WHERE id = ?
-            """)
+        let update = statements.updateTransaction
         update.bind(transaction.expiresDateMs, at: 1)
         update.bind(transaction.cancellationDateMs, at: 2)
         update.bind(transaction.isUpgraded, at: 3)
@@ -85,20 +73,7 @@ extension FactsRecorder {
 
     /// Keeps the renewal info with the newest signed date; an older or equal one changes nothing.
     func upsert(_ info: RenewalInfo, chainRow: Int64) throws {
-        let upsert = try db.prepare("""
-            INSERT INTO renewal_infos (
-                chain_rowid, auto_renew_status, auto_renew_product_id, is_in_billing_retry_period,
-                grace_period_expires_date_ms, expiration_intent, signed_date_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (chain_rowid) DO UPDATE SET
-                auto_renew_status = excluded.auto_renew_status,
-                auto_renew_product_id = excluded.auto_renew_product_id,
-                is_in_billing_retry_period = excluded.is_in_billing_retry_period,
-                grace_period_expires_date_ms = excluded.grace_period_expires_date_ms,
-                expiration_intent = excluded.expiration_intent,
-                signed_date_ms = excluded.signed_date_ms
-            WHERE excluded.signed_date_ms > renewal_infos.signed_date_ms
-            """)
+        let upsert = statements.upsertRenewalInfo
         upsert.bind(chainRow, at: 1)
         upsert.bind(info.autoRenewStatus, at: 2)
         upsert.bind(info.autoRenewProductID, at: 3)
@@ -111,7 +86,7 @@ extension FactsRecorder {
 
     /// Inserts `event` into a user's history; `false` when its id was already recorded.
     func insert(_ event: HistoryEvent, userRow: Int64) throws -> Bool {
-        let insert = try db.prepare(HistoryEvent.insertHistorySQL)
+        let insert = statements.insertHistoryEvent
         Self.bind(event, owner: userRow, to: insert)
         try insert.execute()
         guard db.changes > 0 else { return false }
@@ -134,12 +109,4 @@ extension FactsRecorder {
         statement.bind(StorageCodes.code(event.source), at: 10)
         statement.bind(event.appleNotificationType, at: 11)
     }
-}
-
-/// ``FactsRecorder``'s SQL (a generic type cannot hold static stored properties).
-enum FactsRecorderSQL {
-    static let storedTransactionSQL = """
-        SELECT \(Transaction.selectColumns), t.id
-        FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
-        """
 }

@@ -13,14 +13,17 @@ final class FactsRecorder<DB: StorageEngine> {
     let db: DB
     let clock: UnixClock
     private let transferPolicy: TransferPolicy
+    /// The statements every write runs (see ``Statements``).
+    let statements: Statements
     /// History events added to users' histories (by user row) since the change recorder last
     /// took them: what a change names as its cause (``ChangeCause``).
     var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
 
-    init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) {
+    init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db
         self.transferPolicy = transferPolicy
         self.clock = clock
+        statements = try Statements(db)
     }
 
     /// Applies `write`; adds every user whose facts or history changed to `affectedUsers`.
@@ -59,11 +62,11 @@ final class FactsRecorder<DB: StorageEngine> {
     // MARK: Users, sources, chains
 
     private func userRowID(_ userID: String, now: Int64) throws -> Int64 {
-        let find = try db.prepare("SELECT id FROM users WHERE user_id = ?")
+        let find = statements.findUser
         find.bind(userID, at: 1)
         defer { find.reset() }
         if try find.step() { return find.int64(at: 0) }
-        let insert = try db.prepare("INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) RETURNING id")
+        let insert = statements.insertUser
         insert.bind(userID, at: 1)
         insert.bind(now, at: 2)
         return try Self.returnedID(insert)
@@ -75,10 +78,7 @@ final class FactsRecorder<DB: StorageEngine> {
     func markProcessed(
         _ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64
     ) throws -> Bool {
-        let insert = try db.prepare("""
-            INSERT INTO processed_sources (source, source_id, user_rowid, processed_at_ms)
-            VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
-            """)
+        let insert = statements.markProcessed
         insert.bind(source.rawValue, at: 1)
         insert.bind(sourceID, at: 2)
         insert.bind(userRow, at: 3)

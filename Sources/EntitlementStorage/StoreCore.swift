@@ -28,21 +28,27 @@ final class StoreCore<DB: StorageEngine>: Sendable {
          publish: Writer<DB>.Publish? = nil) throws {
         cache = FactsCache(capacity: configuration.factsCacheCapacity)
         self.readers = readers
-        let recorder = FactsRecorder(db: db, transferPolicy: configuration.transferPolicy, clock: configuration.clock)
+        let recorder: FactsRecorder<DB>
         let changes: ChangeRecorder<DB>
         do {
+            recorder = try FactsRecorder(db: db, transferPolicy: configuration.transferPolicy,
+                                         clock: configuration.clock)
             changes = try ChangeRecorder(db: db, catalog: configuration.catalog)
         } catch {
-            throw StoreError.storage(error, "reading the change log id")
+            throw StoreError.storage(error, "preparing the writer's statements, reading the change log id")
         }
         changeLogID = changes.logID
         let changeLog = ChangeLogSettings(clock: configuration.clock, retentionMs: configuration.changeRetentionMs,
                                           dueTimer: configuration.dueTimer, reporting: configuration.changeLogReporting)
         changeObservers = changeLog.observers
-        writer = Writer(db: db, recorder: recorder, changes: changes, changeLog: changeLog, queue: queue,
-                        cache: cache, readers: readers, statistics: statisticsCounter,
-                        maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit,
-                        publish: publish)
+        do {
+            writer = try Writer(db: db, recorder: recorder, changes: changes, changeLog: changeLog, queue: queue,
+                                cache: cache, readers: readers, statistics: statisticsCounter,
+                                maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit,
+                                publish: publish)
+        } catch {
+            throw StoreError.storage(error, "preparing the writer's savepoint")
+        }
     }
 
     deinit {

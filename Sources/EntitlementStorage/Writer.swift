@@ -25,6 +25,8 @@ import Synchronization
 final class Writer<DB: StorageEngine>: @unchecked Sendable {
     let db: DB
     private let recorder: FactsRecorder<DB>
+    /// Each write's savepoint (see ``answer(_:failing:_:)``), its statements held.
+    private let writeSavepoint: SQLSavepoint<DB>
     let changes: ChangeRecorder<DB>
     let changeLog: ChangeLogSettings
     private let queue: WriteQueue<DB>
@@ -62,7 +64,8 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
 
     init(db: DB, recorder: FactsRecorder<DB>, changes: ChangeRecorder<DB>, changeLog: ChangeLogSettings,
          queue: WriteQueue<DB>, cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
-         maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) {
+         maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) throws {
+        writeSavepoint = try SQLSavepoint(db, name: "fact_write")
         self.onCommit = onCommit
         self.publish = publish
         self.db = db
@@ -234,7 +237,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
         _ continuation: CheckedContinuation<Outcome, any Error>, failing what: String,
         _ body: () throws -> Outcome
     ) throws -> (succeeded: Bool, resume: () -> Void) {
-        let result = Result { try db.savepoint("fact_write", body) }
+        let result = Result { try writeSavepoint.run(body) }
         if case let .failure(error) = result, abortsBatch(error) { throw error }
         let answer = result.mapError { StoreError.storage($0, what) }
         return (Self.succeeded(answer), { continuation.resume(with: answer) })

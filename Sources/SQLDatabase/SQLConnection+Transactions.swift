@@ -30,22 +30,39 @@ extension SQLConnection {
     /// enclosing transaction goes on (in PostgreSQL this also clears the failed state an error
     /// leaves the transaction in).
     public func savepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
-        // Cached statements: a group commit opens one savepoint per write, so parsing matters.
-        try prepare("SAVEPOINT \(name)").execute()
-        do {
-            let result = try body()
-            try prepare("RELEASE \(name)").execute()
-            return result
-        } catch {
-            // ROLLBACK TO keeps the savepoint open; RELEASE then removes it.
-            try? prepare("ROLLBACK TO \(name)").execute()
-            try? prepare("RELEASE \(name)").execute()
-            throw error
-        }
+        try SQLSavepoint(self, name: name).run(body)
     }
 
     /// Rolls back if a transaction is still open; after a failed COMMIT the engine may already have.
     public func rollbackIgnoringErrors() {
         if isInTransaction { try? prepare("ROLLBACK").execute() }
+    }
+}
+
+/// A named savepoint's three statements, prepared once: a caller that opens one per write (the
+/// store's group commit) holds this instead of looking the statements up by SQL text each time.
+public struct SQLSavepoint<Connection: SQLConnection> {
+    private let begin, release, rollback: Connection.Statement
+
+    public init(_ db: Connection, name: String) throws {
+        begin = try db.prepare("SAVEPOINT \(name)")
+        release = try db.prepare("RELEASE \(name)")
+        rollback = try db.prepare("ROLLBACK TO \(name)")
+    }
+
+    /// Runs `body` inside the savepoint: if it throws, only its changes are undone and the
+    /// enclosing transaction goes on (see ``SQLConnection/savepoint(_:_:)``).
+    public func run<T>(_ body: () throws -> T) throws -> T {
+        try begin.execute()
+        do {
+            let result = try body()
+            try release.execute()
+            return result
+        } catch {
+            // ROLLBACK TO keeps the savepoint open; RELEASE then removes it.
+            try? rollback.execute()
+            try? release.execute()
+            throw error
+        }
     }
 }

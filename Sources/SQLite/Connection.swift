@@ -24,6 +24,10 @@ public final class Connection: SQLConnection {
     public let path: String
     private var statements: [String: Statement] = [:]
     private var isClosed = false
+    /// How many times ``prepare(_:)`` looked a statement up by its SQL text (a hash of the whole
+    /// text and a comparison): callers on a hot path hold their statements instead, and tests
+    /// count lookups to keep it that way.
+    public private(set) var statementLookups = 0
 
     public init(path: String, options: Options = Options()) throws {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_READWRITE
@@ -68,6 +72,7 @@ public final class Connection: SQLConnection {
     /// Statements live as long as the connection: our SQL is a fixed set of literals, so the
     /// cache needs no bound.
     public func prepare(_ sql: String) throws -> Statement {
+        statementLookups &+= 1
         if let statement = statements[sql] {
             statement.reset()
             return statement
