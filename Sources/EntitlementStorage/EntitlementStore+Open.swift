@@ -24,6 +24,7 @@ extension EntitlementStore {
                 PRAGMA synchronous = FULL;
                 PRAGMA foreign_keys = ON;
                 PRAGMA cache_size = -\(max(WriterCacheSize.minimumKiB, configuration.writerCacheKiB));
+                PRAGMA wal_autocheckpoint = \(WriterLimits.walAutocheckpointPages);
                 """)
         } catch {
             throw StoreError.storage(error, "opening the database at \(path)")
@@ -76,4 +77,20 @@ extension EntitlementStore {
             """)
         return db
     }
+}
+
+extension WriterLimits {
+    /// WAL pages after which the COMMIT that passes them copies the WAL into the database file
+    /// (SQLite's default is 1,000 pages, 1 MiB with our 1 KiB pages).
+    ///
+    /// Why more: a checkpoint copies each page once however many frames the WAL holds of it, and
+    /// a group commit rewrites the same interior and table-end pages batch after batch, so a
+    /// longer WAL copies fewer pages per write. Measured (syscalls per write): one write per
+    /// commit (`entitlementd-bench writes --writers 1`) pwrite 55.1 -> 53.9, pread 2.67 -> 1.49,
+    /// fdatasync 1.08 -> 1.03; V2 ingest, where batches vary with load, pread 2.8-3.0 -> 1.6-2.2;
+    /// 16,384 pages did no better. Durability is unchanged: every COMMIT still fsyncs the WAL before it is
+    /// acknowledged, and a checkpoint moves only committed pages. The cost: the WAL file grows
+    /// to ~4 MiB (it is reused, not truncated), and a reader that misses its page cache probes
+    /// two WAL index segments instead of one.
+    static let walAutocheckpointPages = 4_096
 }
