@@ -32,6 +32,9 @@ final class WriteQueue<DB: StorageEngine>: @unchecked Sendable {
     private var isWoken = false
     private var finishWaiters: [CheckedContinuation<Void, Never>] = []
 
+    /// Jobs waiting for the writer (tests queue a batch behind a writer they hold busy).
+    var pendingJobs: Int { lock.withLock { jobs.count } }
+
     /// Queues `job`; `false` once the queue is closed (the caller must answer the job itself).
     func enqueue(_ job: WriteJob<DB>) -> Bool {
         lock.withLock {

@@ -25,6 +25,10 @@ public final class Statement: SQLStatement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// How many times the statement has run (SQLite's SQLITE_STMTSTATUS_RUN): tests check which
+    /// statements a path runs.
+    public var runs: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_RUN, 0)) }
+
     // MARK: Binding
 
     public func bind(_ value: Int64, at index: Int32) {
