@@ -108,7 +108,7 @@ final class DecoderDifferentialTests: XCTestCase {
 
     /// Seeded mutations of Apple's documents and the seeds: both decoders must agree on each.
     func testMutationsAreReadAlike() throws {
-        var random = SeededRandom(state: 0xD1FF)
+        var random = SplitMix64(state: 0xD1FF)
         let documents = try appleDocuments().map(\.1) + seedDocuments().map(\.1)
         let alphabet = Array(#"{}[]:,"\-0123456789.eEtrufalsn /bu"#.utf8) + [0x00, 0x7F, 0xC3, 0xA9]
         var accepted = 0
@@ -136,17 +136,5 @@ final class DecoderDifferentialTests: XCTestCase {
         var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         text += String(repeating: "=", count: (4 - text.count % 4) % 4)
         return Array(try XCTUnwrap(Data(base64Encoded: text)))
-    }
-}
-
-/// A fixed-seed generator (SplitMix64) so a failure reproduces.
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
