@@ -36,6 +36,8 @@ extension FactsRecorder {
     }
 
     func insert(_ transaction: Transaction, chainRow: Int64) throws {
+        try storeProductName(transaction.productID)
+        try storeProductName(transaction.subscriptionGroupIdentifier)
         let insert = statements.insertTransaction
         insert.bind(transaction.transactionID, at: 1)
         insert.bind(chainRow, at: 2)
@@ -58,6 +60,7 @@ extension FactsRecorder {
 
     /// Writes back the fields ``Transaction/merged(with:)`` may change.
     func update(_ transaction: Transaction, row: Int64) throws {
+        try storeProductName(transaction.subscriptionGroupIdentifier)
         let update = statements.updateTransaction
         update.bind(transaction.expiresDateMs, at: 1)
         update.bind(transaction.cancellationDateMs, at: 2)
@@ -73,6 +76,7 @@ extension FactsRecorder {
 
     /// Keeps the renewal info with the newest signed date; an older or equal one changes nothing.
     func upsert(_ info: RenewalInfo, chainRow: Int64) throws {
+        try storeProductName(info.autoRenewProductID)
         let upsert = statements.upsertRenewalInfo
         upsert.bind(chainRow, at: 1)
         upsert.bind(info.autoRenewStatus, at: 2)
@@ -82,6 +86,15 @@ extension FactsRecorder {
         upsert.bind(info.expirationIntent.map { Int64($0) }, at: 6)
         upsert.bind(info.signedDateMs, at: 7)
         try upsert.execute()
+    }
+
+    /// Makes sure `name` (a product or group id) has its `product_names` row before a
+    /// statement references it; nothing for nil (a NULL reference).
+    private func storeProductName(_ name: String?) throws {
+        guard let name else { return }
+        let store = statements.storeProductName
+        store.bind(name, at: 1)
+        try store.execute()
     }
 
     /// Inserts `event` into a user's history; `false` when its id was already recorded.

@@ -8,7 +8,7 @@ extension HistoryEvent {
     /// points at its transaction (`history_events_point_at_transactions`) reads the three ids
     /// from that transaction and its chain.
     static let historyColumns = """
-        h.event_id, h.kind, h.occurred_at_ms, COALESCE(h.product_id, t.product_id),
+        h.event_id, h.kind, h.occurred_at_ms, COALESCE(h.product_id, \(Schema.productName("t.product_name_rowid"))),
         COALESCE(h.transaction_id, t.transaction_id),
         COALESCE(h.original_transaction_id, c.original_transaction_id), h.expires_at_ms, h.environment, h.source,
         h.apple_notification_type
@@ -33,7 +33,8 @@ extension HistoryEvent {
             CASE WHEN p.id IS NULL THEN ?7 END, ?8, ?9, ?10, ?11, p.id
         FROM (SELECT 1 AS one) AS o LEFT JOIN (
             SELECT t.id FROM transactions t JOIN chains c ON c.id = t.chain_rowid
-            WHERE t.transaction_id = ?6 AND t.product_id = ?5 AND c.original_transaction_id = ?7) AS p ON true
+            WHERE t.transaction_id = ?6 AND t.product_name_rowid = \(Schema.productNameRow("?5"))
+                AND c.original_transaction_id = ?7) AS p ON true
         WHERE true
         ON CONFLICT (event_id) DO NOTHING
         """

@@ -1,11 +1,12 @@
 import Entitlements
 import SQLDatabase
 
-/// How a ``RenewalInfo`` maps to a `renewal_infos` row joined with its chain.
+/// How a ``RenewalInfo`` maps to a `renewal_infos` row joined with its chain (the auto-renew
+/// product as a `product_names` row).
 extension RenewalInfo {
     /// Columns read by ``init(row:)``; the query must alias renewal_infos as `r`, chains as `c`.
     static let selectColumns = """
-        c.original_transaction_id, r.auto_renew_status, r.auto_renew_product_id,
+        c.original_transaction_id, r.auto_renew_status, \(Schema.productName("r.auto_renew_product_name_rowid")),
         r.is_in_billing_retry_period, r.grace_period_expires_date_ms, r.expiration_intent,
         r.signed_date_ms
         """

@@ -233,5 +233,6 @@ enum Schema {
         transactionsOwnershipTextMigration,
         userFactsByUserRowMigration,
         historyPointersMigration,
+        productNamesMigration,
     ])
 }

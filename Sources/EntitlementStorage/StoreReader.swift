@@ -76,7 +76,7 @@ enum StoreReaderSQL {
     static let productHistorySQL = """
         SELECT \(HistoryEvent.historyColumns) FROM \(HistoryEvent.historyFrom)
         WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
-            AND COALESCE(h.product_id, t.product_id) = ?5
+            AND COALESCE(h.product_id, \(Schema.productName("t.product_name_rowid"))) = ?5
             AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
         ORDER BY h.occurred_at_ms DESC, h.event_id DESC
         LIMIT ?4

@@ -2,15 +2,16 @@ import Entitlements
 import SQLDatabase
 
 /// How a ``Transaction`` maps to a `transactions` row joined with its chain (the environment as
-/// a ``StorageCodes`` code, the ownership type as ``OwnershipTypeText``).
+/// a ``StorageCodes`` code, the ownership type as ``OwnershipTypeText``, the product and group
+/// ids as `product_names` rows).
 extension Transaction {
     /// Columns read by ``init(row:)``, in order; the query must alias transactions as `t` and
     /// chains as `c`.
     static let selectColumns = """
-        c.original_transaction_id, t.transaction_id, t.product_id, t.purchase_date_ms,
-        t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
+        c.original_transaction_id, t.transaction_id, \(Schema.productName("t.product_name_rowid")),
+        t.purchase_date_ms, t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
         t.is_trial_period, t.is_in_intro_offer_period, t.is_upgraded,
-        t.subscription_group_identifier, t.web_order_line_item_id, t.in_app_ownership_type,
+        \(Schema.productName("t.group_name_rowid")), t.web_order_line_item_id, t.in_app_ownership_type,
         t.app_account_token, t.environment, t.declared_product_type
         """
 

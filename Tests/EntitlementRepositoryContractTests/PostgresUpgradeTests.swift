@@ -196,6 +196,63 @@ struct PostgresUpgradeTests {
             #expect(pointers == "purchase:1000=p renewal:1001=2")
         }
     }
+
+    /// Migration 11 (product_names): product, group and auto-renew product ids written as text
+    /// before it read back the same through the shared statements (NULL as NULL, names
+    /// differing only in bytes kept apart), each distinct name stored once; later writes add a
+    /// name once.
+    @Test func productIDsWrittenBeforeTheNamesMigrationReadBackByteForByte() async throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        try await PostgresTestServer.withDatabase { url in
+            try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try migrate(db, toVersion: 10)
+                try db.execute("""
+                    INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1);
+                    INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
+                        VALUES (1, '1000', 1, 1);
+                    INSERT INTO transactions (id, transaction_id, chain_rowid, product_id, purchase_date_ms,
+                        original_purchase_date_ms, expires_date_ms, is_trial_period, is_in_intro_offer_period,
+                        is_upgraded, subscription_group_identifier, environment)
+                        VALUES (1, '1000', 1, '\(composed)', 10, 10, 20, 0, 0, 0, 'g', 0),
+                               (2, '1001', 1, '\(decomposed)', 20, 10, 30, 0, 0, 0, NULL, 0);
+                    INSERT INTO renewal_infos (chain_rowid, auto_renew_status, auto_renew_product_id,
+                        is_in_billing_retry_period, signed_date_ms) VALUES (1, 1, 'g', 0, 5);
+                    SELECT setval(pg_get_serial_sequence('transactions', 'id'), 2);
+                    SELECT setval(pg_get_serial_sequence('chains', 'id'), 1);
+                    SELECT setval(pg_get_serial_sequence('users', 'id'), 1);
+                    """)
+            }
+            let store = try await PostgresTestServer.open(url)
+            store.start()
+            let before = try store.facts(userID: "alice")
+            let renewal = Transaction(
+                transactionID: "1002", originalTransactionID: "1000", productID: "p", purchaseDateMs: 30,
+                originalPurchaseDateMs: 10, expiresDateMs: 40, subscriptionGroupIdentifier: "g")
+            for _ in 0..<2 {
+                _ = try await store.write(FactsWrite(userID: "alice", transactions: [renewal], source: .receipt))
+            }
+            let after = try store.facts(userID: "alice")
+            let history = try store.history(userID: "alice", productID: "p", pageSize: 0, pageToken: nil).events
+            await store.close()
+            let transactions = before.transactions.sorted { $0.transactionID < $1.transactionID }
+            #expect(transactions.map { Array($0.productID.utf8) } == [Array(composed.utf8), Array(decomposed.utf8)])
+            #expect(transactions.map(\.subscriptionGroupIdentifier) == ["g", nil])
+            #expect(before.renewalInfos["1000"]?.autoRenewProductID == "g")
+            #expect(after.transactions.contains(renewal))
+            #expect(history.map(\.eventID) == ["renewal:1002"])
+            let names = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                return try db.scalarString("SELECT string_agg(name, ' ' ORDER BY name) FROM product_names")
+            }
+            let bytewise = [composed, decomposed, "g", "p"].sorted {
+                Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
+            }
+            #expect(names == bytewise.joined(separator: " "))
+        }
+    }
 }
 
 /// Builds the tables of PostgreSQL schema `version` as a server of that time left them, so a
