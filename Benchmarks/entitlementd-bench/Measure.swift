@@ -27,6 +27,16 @@ enum Measure {
         return -1
     }
 
+    /// The calling thread's read syscalls so far (read, pread, readv: `syscr` in
+    /// /proc/thread-self/io); reading the file adds one.
+    static func threadReadSyscalls() -> Int {
+        guard let io = try? String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8) else { return 0 }
+        for line in io.split(separator: "\n") where line.hasPrefix("syscr:") {
+            return Int(line.dropFirst("syscr:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
+    }
+
     /// The database plus its WAL: what the data set costs on disk.
     static func fileBytes(_ path: String) -> Int {
         [path, path + "-wal"].reduce(0) { total, file in

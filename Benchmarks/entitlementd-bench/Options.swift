@@ -1,6 +1,6 @@
 /// `--name value` pairs, nothing more: a benchmark's flags are few and all required or defaulted.
 struct Options {
-    private var values: [String: String] = [:]
+    fileprivate var values: [String: String] = [:]
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
@@ -27,6 +27,14 @@ struct Options {
             throw BenchError("--\(name) must be a positive integer, got '\(raw)'")
         }
         return value
+    }
+}
+
+extension Options {
+    /// A positive integer when the flag is given, nil when it is not.
+    func optionalInt(_ name: String) throws -> Int? {
+        guard values[name] != nil else { return nil }
+        return try int(name)
     }
 }
 

@@ -9,11 +9,20 @@ import ServiceRuntime
 /// 2. the same users again in the same order: a working set as big as `distinct`, which shows
 ///    whether the cache holds it;
 /// 3. hot: the last quarter-capacity of them again, well inside the cache: hits;
-/// 4. all again through a reopened store: cache misses with the pages in the OS cache.
+/// 4. all again through a reopened store: cache misses with the pages in the OS cache;
+/// 5. with `--write-every-ms N`: pass 4 again through another reopened store, beside a writer
+///    that stores a new user (`r<time>-<n>`, added to the file) and waits N ms, over and over.
+///    Every commit changes the WAL, and a WAL reader that sees a changed WAL drops its whole
+///    page cache at its next read transaction, so its misses read the B-trees' root and
+///    interior pages again; the read-only passes never show that.
+/// Each pass also counts the read syscalls (pread) of the reading thread per read, from
+/// /proc/thread-self/io: a load-independent figure beside the latencies.
 struct ReadsCommand {
     let path: String
     let users: Int
     let distinct: Int
+    /// Pause between the writes of pass 5, or nil: no pass 5.
+    let writeEveryMs: Int?
     /// The store's configuration, with `--mmap-bytes` and `--reader-cache-kib` when given, so
     /// the read path's knobs can be compared on one data set.
     let configuration: EntitlementStore.Configuration
@@ -22,6 +31,7 @@ struct ReadsCommand {
         path = try options.string("database")
         users = try options.int("users")
         distinct = try options.int("distinct")
+        writeEveryMs = try options.optionalInt("write-every-ms")
         var configuration = EntitlementStore.Configuration()
         configuration.memoryMapBytes = try options.int("mmap-bytes", default: configuration.memoryMapBytes)
         configuration.readerCacheKiB = try options.int("reader-cache-kib", default: configuration.readerCacheKiB)
@@ -42,6 +52,12 @@ struct ReadsCommand {
         let reopened = try EntitlementStore(path: path, configuration: configuration)
         let missed = try pass(reopened, picked)
         await reopened.close()
+        var besideWriter: (pass: Pass, commits: Int)?
+        if let writeEveryMs {
+            let written = try EntitlementStore(path: path, configuration: configuration)
+            besideWriter = try await passBesideWriter(written, picked, writeEveryMs: writeEveryMs)
+            await written.close()
+        }
         print("reads: \(distinct) distinct random users of \(users), one thread, "
               + "facts cache capacity \(configuration.factsCacheCapacity), reader page cache "
               + "\(configuration.readerCacheKiB) KiB, mmap \(configuration.memoryMapBytes) bytes")
@@ -49,6 +65,12 @@ struct ReadsCommand {
         report("2 same \(distinct) again, same order", again)
         report("3 hot: last \(hot.count) again (facts-cache hits)", hits)
         report("4 reopened store (facts-cache miss, file in OS cache)", missed)
+        if let besideWriter, let writeEveryMs {
+            report("5 as 4, beside a writer (a new user, then \(writeEveryMs) ms pause; "
+                   + "\(besideWriter.commits) commits, one per "
+                   + String(format: "%.0f", Double(distinct) / Double(max(besideWriter.commits, 1)))
+                   + " reads)", besideWriter.pass)
+        }
         print("reads: RSS \(Measure.mib(rss * 1024)) after pass 3; \(cold.transactions / distinct) "
               + "transactions per user; 'fast' = reads under \(Int(Self.hitBound * 1e6)) us: cache hits, "
               + "judged by latency")
@@ -62,6 +84,33 @@ struct ReadsCommand {
         var latencies: [Double]
         var elapsed: Double
         var transactions: Int
+        /// read/pread syscalls of the reading thread during the pass.
+        var readSyscalls: Int
+    }
+
+    /// ``pass(_:_:)`` on a thread of its own (so the writer's task keeps the cooperative pool),
+    /// while a task writes a new user and sleeps `writeEveryMs`, until the pass ends.
+    private func passBesideWriter(_ store: EntitlementStore, _ picked: [String], writeEveryMs: Int)
+        async throws -> (pass: Pass, commits: Int) {
+        store.start()
+        let runID = "r\(Int64(Date().timeIntervalSince1970 * 1000))"
+        let writer = Task {
+            var n = 0
+            while !Task.isCancelled {
+                let nowMs = Int64(Date().timeIntervalSince1970 * 1000)
+                _ = try await store.write(WritesCommand.newUser("\(runID)-\(n)", nowMs: nowMs))
+                n += 1
+                try? await Task.sleep(for: .milliseconds(writeEveryMs))
+            }
+        }
+        let before = store.statistics.commits
+        let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Pass, any Error>, Never>) in
+            ServiceThread.detach { done.resume(returning: Result { try self.pass(store, picked) }) }
+        }
+        let commits = store.statistics.commits - before
+        writer.cancel()
+        try await writer.value
+        return (try result.get(), commits)
     }
 
     private func pass(_ store: EntitlementStore, _ picked: [String]) throws -> Pass {
@@ -69,6 +118,7 @@ struct ReadsCommand {
         latencies.reserveCapacity(picked.count)
         var transactions = 0
         let clock = ContinuousClock()
+        let readsBefore = Measure.threadReadSyscalls()
         let start = clock.now
         for user in picked {
             let before = clock.now
@@ -77,8 +127,9 @@ struct ReadsCommand {
             guard !facts.transactions.isEmpty else { throw BenchError("\(user) has no facts: not a seeded database?") }
             transactions += facts.transactions.count
         }
-        return Pass(latencies: latencies.sorted(), elapsed: (clock.now - start).inSeconds,
-                    transactions: transactions)
+        let elapsed = (clock.now - start).inSeconds
+        return Pass(latencies: latencies.sorted(), elapsed: elapsed, transactions: transactions,
+                    readSyscalls: Measure.threadReadSyscalls() - readsBefore)
     }
 
     private func report(_ label: String, _ pass: Pass) {
@@ -87,6 +138,7 @@ struct ReadsCommand {
               + "p50 \(Measure.us(Measure.percentile(pass.latencies, 50))), "
               + "p99 \(Measure.us(Measure.percentile(pass.latencies, 99))), "
               + "max \(Measure.us(pass.latencies.last ?? .nan)), "
-              + String(format: "fast %.1f%%", 100 * Double(fast) / Double(pass.latencies.count)))
+              + String(format: "fast %.1f%%, ", 100 * Double(fast) / Double(pass.latencies.count))
+            + String(format: "%.2f read syscalls per read", Double(pass.readSyscalls) / Double(pass.latencies.count)))
     }
 }

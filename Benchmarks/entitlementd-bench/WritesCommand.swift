@@ -61,7 +61,7 @@ struct WritesCommand {
     }
 
     /// One receipt's worth: a new user with one active monthly transaction.
-    private static func newUser(_ id: String, nowMs: Int64) -> FactsWrite {
+    static func newUser(_ id: String, nowMs: Int64) -> FactsWrite {
         let transaction = Transaction(
             transactionID: id, originalTransactionID: id, productID: BenchData.product,
             purchaseDateMs: nowMs, expiresDateMs: nowMs + 30 * BenchData.day,

@@ -4,7 +4,7 @@
 ///   entitlementd-bench seed    --database PATH --users N --transactions-per-user K
 ///   entitlementd-bench writes  --database PATH --writers N --count M
 ///   entitlementd-bench startup --database PATH
-///   entitlementd-bench reads   --database PATH --users N --distinct D
+///   entitlementd-bench reads   --database PATH --users N --distinct D [--write-every-ms MS]
 ///
 /// Build: swift build -c release --product entitlementd-bench --scratch-path .build-release
 import Foundation
@@ -13,7 +13,7 @@ let usage = """
     usage: entitlementd-bench seed    --database PATH --users N --transactions-per-user K
            entitlementd-bench writes  --database PATH --writers N --count M
            entitlementd-bench startup --database PATH
-           entitlementd-bench reads   --database PATH --users N --distinct D
+           entitlementd-bench reads   --database PATH --users N --distinct D [--write-every-ms MS]
     """
 
 do {
