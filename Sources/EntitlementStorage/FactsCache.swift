@@ -13,10 +13,17 @@ import ServiceRuntime
 /// starts its SQLite read and only inserts if it is unchanged, so a load that may predate a
 /// commit can never overwrite the invalidation with stale facts.
 final class FactsCache: Sendable {
-    /// A lookup's answer: the facts, or the generation to hand back to ``insert(_:for:ifGeneration:)``.
+    /// A lookup's answer: the facts, or what to hand back to ``insert(_:for:after:)``.
     enum Lookup {
         case hit(UserFacts)
-        case miss(generation: UInt64)
+        case miss(Miss)
+    }
+
+    /// A missed user's stripe and the stripe's generation when the lookup missed: the insert
+    /// goes to that stripe without hashing the user id again (a miss hashed it six times).
+    struct Miss {
+        fileprivate let stripe: Int
+        fileprivate let generation: UInt64
     }
 
     private static let stripeCount = 64
@@ -34,11 +41,16 @@ final class FactsCache: Sendable {
     }
 
     func lookup(_ userID: String) -> Lookup {
-        stripe(for: userID).withLock { $0.lookup(userID) }
+        let stripe = stripeIndex(for: userID)
+        return stripes[stripe].withLock { state in
+            if let facts = state.lookup(userID) { return .hit(facts) }
+            return .miss(Miss(stripe: stripe, generation: state.generation))
+        }
     }
 
-    func insert(_ facts: UserFacts, for userID: String, ifGeneration generation: UInt64) {
-        stripe(for: userID).withLock { $0.insert(facts, for: userID, ifGeneration: generation) }
+    /// Caches `facts`, read after `miss`, unless the user's stripe was invalidated since.
+    func insert(_ facts: UserFacts, for userID: String, after miss: Miss) {
+        stripes[miss.stripe].withLock { $0.insert(facts, for: userID, ifGeneration: miss.generation) }
     }
 
     func invalidate(_ userIDs: some Sequence<String>) {
@@ -54,7 +66,11 @@ final class FactsCache: Sendable {
     }
 
     private func stripe(for userID: String) -> Locked<StripeState> {
-        stripes[Int(UInt(bitPattern: userID.hashValue) % UInt(Self.stripeCount))]
+        stripes[stripeIndex(for: userID)]
+    }
+
+    private func stripeIndex(for userID: String) -> Int {
+        Int(UInt(bitPattern: userID.hashValue) % UInt(Self.stripeCount))
     }
 }
 
@@ -77,10 +93,11 @@ private struct StripeState: Sendable {
         self.capacity = capacity
     }
 
-    mutating func lookup(_ userID: String) -> FactsCache.Lookup {
-        guard let slot = index[userID] else { return .miss(generation: generation) }
+    /// The user's cached facts (marking them recently used), or nil.
+    mutating func lookup(_ userID: String) -> UserFacts? {
+        guard let slot = index[userID] else { return nil }
         slots[slot].referenced = true
-        return .hit(slots[slot].facts)
+        return slots[slot].facts
     }
 
     mutating func insert(_ facts: UserFacts, for userID: String, ifGeneration expected: UInt64) {

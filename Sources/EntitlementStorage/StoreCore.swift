@@ -97,13 +97,13 @@ final class StoreCore<DB: StorageEngine>: Sendable {
     // MARK: Reads
 
     func facts(userID: String) throws -> UserFacts {
-        let generation: UInt64
+        let miss: FactsCache.Miss
         switch cache.lookup(userID) {
         case let .hit(facts): return facts
-        case let .miss(missGeneration): generation = missGeneration
+        case let .miss(missed): miss = missed
         }
         let facts = try read("reading facts") { try $0.facts(userID: userID) }
-        cache.insert(facts, for: userID, ifGeneration: generation)
+        cache.insert(facts, for: userID, after: miss)
         return facts
     }
 
