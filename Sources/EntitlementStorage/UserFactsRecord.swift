@@ -112,7 +112,7 @@ enum UserFactsRecord {
             guard tag & 1 == 0 else {
                 // Only canonical 1-18 digit numbers are ever written.
                 guard tag >> 1 < 1_000_000_000_000_000_000 else { throw Malformed() }
-                strings.append(String(tag >> 1))
+                strings.append(DecimalText.text(tag >> 1))
                 continue
             }
             guard tag >> 1 <= UInt64(Int.max) else { throw Malformed() }
@@ -224,5 +224,22 @@ enum DecimalText {
             value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
         }
         return value
+    }
+
+    /// `String(value)` for a value under 10^18, made in place: the digits go into a stack
+    /// buffer and become a string without the generic integer-printing path, which cost ~1,200
+    /// of the ~64,500 instructions of a CheckEntitlement that misses the facts cache (cachegrind,
+    /// 1M x 3 set: a miss decodes 4 numeric ids there).
+    static func text(_ value: UInt64) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+            var rest = value
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest != 0
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+        }
     }
 }

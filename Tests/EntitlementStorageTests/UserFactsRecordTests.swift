@@ -87,6 +87,24 @@ struct UserFactsRecordTests {
         if let value { #expect(String(value) == text) }
     }
 
+    /// Decoding a number writes exactly `String(value)`: every digit count, every digit in
+    /// every place, and the edges of each power of ten.
+    @Test func numbersReadBackAsTheirDecimalText() {
+        var values: [UInt64] = [0, 999_999_999_999_999_999]
+        var power: UInt64 = 1
+        for _ in 0..<18 {
+            values += [power - 1, power, power + 1, 2 * power - 1]
+            for digit: UInt64 in 1...9 { values.append(digit * power) }
+            power *= 10
+        }
+        var random = SeededRandom(seed: 18)
+        for _ in 0..<10_000 { values.append(random.next() % 1_000_000_000_000_000_000) }
+        for value in values {
+            #expect(DecimalText.text(value) == String(value))
+            #expect(DecimalText.text(value).utf8.elementsEqual(String(value).utf8))
+        }
+    }
+
     /// Random facts (ids numeric or not, leading zeros, non-ASCII, dates anywhere in Int64,
     /// transactions in any order) come back exactly and re-encode to the same bytes.
     @Test func randomFactsRoundTrip() throws {
