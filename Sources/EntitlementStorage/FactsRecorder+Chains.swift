@@ -49,9 +49,10 @@ extension FactsRecorder {
     }
 
     /// Stores `event` in the owner's history, or keeps it with the chain until one binds it;
-    /// `false` when its id was already recorded in either place.
-    func insert(_ event: HistoryEvent, into chain: StoredChain) throws -> Bool {
-        if let ownerRow = chain.ownerRow { return try insert(event, userRow: ownerRow) }
+    /// `false` when its id was already recorded in either place. `target` as in
+    /// ``insert(_:userRow:target:)`` (pending events never point).
+    func insert(_ event: HistoryEvent, into chain: StoredChain, target: HistoryPointerTarget? = nil) throws -> Bool {
+        if let ownerRow = chain.ownerRow { return try insert(event, userRow: ownerRow, target: target) }
         let insert = statements.insertPendingEvent
         Self.bind(event, owner: chain.row, to: insert)
         try insert.execute()

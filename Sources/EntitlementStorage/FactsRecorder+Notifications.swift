@@ -41,11 +41,11 @@ extension FactsRecorder {
             chains[chainID] = chain
         }
         for transaction in notification.transactions {
-            let chain = chains[transaction.originalTransactionID]!
-            let stored = try store(transaction, chainRow: chain.row, source: notification.source,
+            let (chainID, chain) = chains[chains.index(forKey: transaction.originalTransactionID)!]
+            let stored = try store(transaction, chainRow: chain.row, chainID: chainID, source: notification.source,
                                    notification: notification.report)
             if stored.isNew { outcome.newTransactions += 1 }
-            for event in stored.events where try insert(event, into: chain) {
+            for event in stored.events where try insert(event, into: chain, target: stored.target) {
                 outcome.newEvents += 1
             }
             if let confirmation = stored.confirmation { try confirm(confirmation) }

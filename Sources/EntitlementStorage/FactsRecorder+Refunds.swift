@@ -21,9 +21,12 @@ extension FactsRecorder {
     /// Stores `transaction` in `chainRow`, merged with any stored copy; returns whether it is
     /// new, the history events it derives (to be stored by the caller for the owner) and the
     /// existing event `notification` confirms, if any (see ``confirm(_:)``).
-    func store(_ transaction: Transaction, chainRow: Int64, source: HistoryEvent.Source,
+    ///
+    /// `chainID`: the original transaction id `chainRow` is stored with, byte for byte (a
+    /// dictionary of chains by id may have found the row under a canonically equal spelling).
+    func store(_ transaction: Transaction, chainRow: Int64, chainID: String, source: HistoryEvent.Source,
                notification: NotificationReport? = nil) throws
-        -> (isNew: Bool, events: [HistoryEvent], confirmation: HistoryConfirmation?) {
+        -> (isNew: Bool, events: [HistoryEvent], confirmation: HistoryConfirmation?, target: HistoryPointerTarget?) {
         let stored = try storedTransaction(transaction.transactionID)
         // Only a cancellation needs the reversal: the common path costs no extra query.
         let reversedAt = transaction.cancellationDateMs == nil
@@ -42,11 +45,15 @@ extension FactsRecorder {
         let incoming = transaction.withRefundReversed(at: reversedAt)
         guard let stored else {
             try insert(incoming, chainRow: chainRow)
-            return (true, events, confirmation)
+            let target = db.insertedRowID.map {
+                HistoryPointerTarget(row: $0, transactionID: incoming.transactionID, productID: incoming.productID,
+                                     originalTransactionID: chainID)
+            }
+            return (true, events, confirmation, target)
         }
         let merged = stored.value.merged(with: incoming)
         if merged != stored.value { try update(merged, row: stored.row) }
-        return (false, events, confirmation)
+        return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: stored.value))
     }
 
     /// Records that Apple reversed the refund of `transactionID` at `reversedAtMs` and clears a

@@ -98,13 +98,36 @@ extension FactsRecorder {
     }
 
     /// Inserts `event` into a user's history; `false` when its id was already recorded.
-    func insert(_ event: HistoryEvent, userRow: Int64) throws -> Bool {
-        let insert = statements.insertHistoryEvent
-        Self.bind(event, owner: userRow, to: insert)
+    ///
+    /// `target`: the transaction the event was derived from, when the caller knows its row;
+    /// an event naming it exactly is stored pointing at it without a lookup.
+    func insert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget? = nil) throws -> Bool {
+        let insert: DB.Statement
+        if let target, target.isNamed(by: event) {
+            insert = statements.insertPointingHistoryEvent
+            Self.bindPointing(event, owner: userRow, transactionRow: target.row, to: insert)
+        } else {
+            insert = statements.insertHistoryEvent
+            Self.bind(event, owner: userRow, to: insert)
+        }
         try insert.execute()
         guard db.changes > 0 else { return false }
         addedEvents.append((userRow, event))
         return true
+    }
+
+    /// Binds ``HistoryEvent/insertPointingHistorySQL``'s nine parameters.
+    static func bindPointing(_ event: HistoryEvent, owner: Int64, transactionRow: Int64,
+                             to statement: some SQLStatement) {
+        statement.bind(event.eventID, at: 1)
+        statement.bind(owner, at: 2)
+        statement.bind(StorageCodes.code(event.kind), at: 3)
+        statement.bind(event.occurredAtMs, at: 4)
+        statement.bind(event.expiresAtMs, at: 5)
+        statement.bind(StorageCodes.code(event.environment), at: 6)
+        statement.bind(StorageCodes.code(event.source), at: 7)
+        statement.bind(event.appleNotificationType, at: 8)
+        statement.bind(transactionRow, at: 9)
     }
 
     /// Binds an event row's eleven columns, in the order both event tables declare them; the

@@ -11,6 +11,7 @@ extension FactsRecorder {
         let findUser, insertUser, markProcessed, findChain, insertChain: DB.Statement
         let storedTransaction, refundReversedAt, insertTransaction, updateTransaction: DB.Statement
         let storeProductName, upsertRenewalInfo, insertHistoryEvent, insertPendingEvent: DB.Statement
+        let insertPointingHistoryEvent: DB.Statement
         let userFactsFromTables, upsertUserFactsRecord: DB.Statement
 
         init(_ db: DB) throws {
@@ -26,6 +27,7 @@ extension FactsRecorder {
             storeProductName = try db.prepare(FactsRecorderSQL.storeProductName)
             upsertRenewalInfo = try db.prepare(FactsRecorderSQL.upsertRenewalInfo)
             insertHistoryEvent = try db.prepare(HistoryEvent.insertHistorySQL)
+            insertPointingHistoryEvent = try db.prepare(HistoryEvent.insertPointingHistorySQL)
             insertPendingEvent = try db.prepare(FactsRecorderSQL.insertPendingEvent)
             userFactsFromTables = try db.prepare(UserFacts.tablesSQL)
             upsertUserFactsRecord = try db.prepare(UserFacts.upsertRecordSQL)

@@ -46,10 +46,10 @@ final class FactsRecorder<DB: StorageEngine> {
                                                 outcome: &outcome)
         }
         for transaction in write.transactions {
-            let stored = try store(transaction, chainRow: chainRows[transaction.originalTransactionID]!,
-                                   source: write.source)
+            let chain = chainRows[chainRows.index(forKey: transaction.originalTransactionID)!]
+            let stored = try store(transaction, chainRow: chain.value, chainID: chain.key, source: write.source)
             if stored.isNew { outcome.newTransactions += 1 }
-            for event in stored.events where try insert(event, userRow: userRow) {
+            for event in stored.events where try insert(event, userRow: userRow, target: stored.target) {
                 outcome.newEvents += 1
             }
         }

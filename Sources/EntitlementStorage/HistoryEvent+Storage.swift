@@ -39,6 +39,19 @@ extension HistoryEvent {
         ON CONFLICT (event_id) DO NOTHING
         """
 
+    /// Inserts an event that names, byte for byte, the transaction in row `?9`
+    /// (``HistoryPointerTarget``): the row ``insertHistorySQL`` would store for it, without its
+    /// lookup. Binds the event id (1), owner (2), kind (3), occurred (4), expires (5),
+    /// environment (6), source (7), notification type (8) and the transaction's row (9).
+    static let insertPointingHistorySQL = """
+        INSERT INTO history_events (
+            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
+            original_transaction_id, expires_at_ms, environment, source, apple_notification_type,
+            transaction_rowid)
+        VALUES (?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?, ?, ?)
+        ON CONFLICT (event_id) DO NOTHING
+        """
+
     /// Columns read by ``init(row:)`` from `pending_events` aliased as `h` (pending events
     /// never point: their columns are always their own).
     static let selectColumns = """

@@ -27,4 +27,6 @@ extension PostgreSQL.Connection: StorageEngine {
     static let recordPrunedThroughSQL: String? =
         "UPDATE change_log_identity SET pruned_through = GREATEST(pruned_through, ?1)"
     static let isSharedByReplicas = true
+    /// No lastval() round trip for it: callers take their general path instead.
+    var insertedRowID: Int64? { nil }
 }

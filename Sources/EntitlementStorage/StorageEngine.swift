@@ -19,6 +19,9 @@ protocol StorageEngine: SQLConnection {
     static var recordPrunedThroughSQL: String? { get }
     /// Whether other processes (replicas) write to the same database.
     static var isSharedByReplicas: Bool { get }
+    /// The row id of the row the last INSERT on this connection created, where the engine
+    /// knows it without another statement; nil where it does not (a caller then looks it up).
+    var insertedRowID: Int64? { get }
 }
 
 extension Connection: StorageEngine {
@@ -30,4 +33,5 @@ extension Connection: StorageEngine {
     static let recordPrunedThroughSQL: String? = nil
     /// One process owns the file (WAL allows no other writer process in practice for us).
     static let isSharedByReplicas = false
+    var insertedRowID: Int64? { lastInsertRowID }
 }
