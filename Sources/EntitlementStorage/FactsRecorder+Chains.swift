@@ -26,18 +26,19 @@ extension FactsRecorder {
         insert.bind(chainID, at: 1)
         insert.bind(userRow, at: 2)
         insert.bind(userRow == nil ? nil : now, at: 3)
-        return try Self.returnedID(insert)
+        return try returnedID(insert)
     }
 
-    /// Runs an `INSERT ... RETURNING id` and answers the id (the engines' shared way to learn a
-    /// new row's key).
-    static func returnedID(_ insert: DB.Statement) throws -> Int64 {
+    /// Runs an INSERT ending in ``StorageEngine/returningIDClause`` and answers the new row's
+    /// id: the row RETURNING gives, or, without the clause, the one the engine reports.
+    func returnedID(_ insert: DB.Statement) throws -> Int64 {
         defer { insert.reset() }
-        guard try insert.step() else {
+        if try insert.step() { return insert.int64(at: 0) }
+        guard DB.returningIDClause.isEmpty, let id = db.insertedRowID else {
             throw StoreError(code: .storageFailure,
                              message: "an insert returned no id (SQL: \(insert.sql)); retry later")
         }
-        return insert.int64(at: 0)
+        return id
     }
 
     func setOwner(of chainRow: Int64, to userRow: Int64, now: Int64) throws {

@@ -16,10 +16,10 @@ extension FactsRecorder {
 
         init(_ db: DB) throws {
             findUser = try db.prepare(FactsRecorderSQL.findUser)
-            insertUser = try db.prepare(FactsRecorderSQL.insertUser)
+            insertUser = try db.prepare(FactsRecorderSQL.insertUser + DB.returningIDClause)
             markProcessed = try db.prepare(FactsRecorderSQL.markProcessed)
             findChain = try db.prepare(FactsRecorderSQL.findChain)
-            insertChain = try db.prepare(FactsRecorderSQL.insertChain)
+            insertChain = try db.prepare(FactsRecorderSQL.insertChain + DB.returningIDClause)
             storedTransaction = try db.prepare(FactsRecorderSQL.storedTransactionSQL)
             refundReversedAt = try db.prepare(FactsRecorderSQL.refundReversedAt)
             insertTransaction = try db.prepare(FactsRecorderSQL.insertTransaction)
@@ -38,7 +38,8 @@ extension FactsRecorder {
 /// ``FactsRecorder``'s SQL (a generic type cannot hold static stored properties).
 enum FactsRecorderSQL {
     static let findUser = "SELECT id FROM users WHERE user_id = ?"
-    static let insertUser = "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?) RETURNING id"
+    /// Completed by ``StorageEngine/returningIDClause`` (read by ``FactsRecorder/returnedID(_:)``).
+    static let insertUser = "INSERT INTO users (user_id, created_at_ms) VALUES (?, ?)"
     static let markProcessed = """
         INSERT INTO processed_sources (source, source_id, user_rowid, processed_at_ms)
         VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
@@ -47,8 +48,8 @@ enum FactsRecorderSQL {
         SELECT c.id, c.user_rowid, u.user_id FROM chains c LEFT JOIN users u ON u.id = c.user_rowid
         WHERE c.original_transaction_id = ?
         """
-    static let insertChain =
-        "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?) RETURNING id"
+    /// Completed by ``StorageEngine/returningIDClause`` as ``insertUser``.
+    static let insertChain = "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?)"
     static let storedTransactionSQL = """
         SELECT \(Transaction.selectColumns), t.id
         FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?

@@ -69,7 +69,7 @@ final class FactsRecorder<DB: StorageEngine> {
         let insert = statements.insertUser
         insert.bind(userID, at: 1)
         insert.bind(now, at: 2)
-        return try Self.returnedID(insert)
+        return try returnedID(insert)
     }
 
     /// Records the source as processed; returns whether it already was.

@@ -29,4 +29,5 @@ extension PostgreSQL.Connection: StorageEngine {
     static let isSharedByReplicas = true
     /// No lastval() round trip for it: callers take their general path instead.
     var insertedRowID: Int64? { nil }
+    static let returningIDClause = " RETURNING id"
 }
