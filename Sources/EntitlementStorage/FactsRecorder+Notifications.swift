@@ -15,6 +15,7 @@ extension FactsRecorder {
     /// confirms (reported first by a receipt or another notification) gets the type in place.
     func apply(_ notification: NotificationWrite, affectedUsers: inout Set<String>) throws
         -> NotificationOutcome {
+        namesStoredThisWrite.removeAll(keepingCapacity: true)
         if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
             throw StoreError.eventWithoutChain(sourceID: notification.sourceID, eventID: orphan.eventID)
         }

@@ -89,12 +89,17 @@ extension FactsRecorder {
     }
 
     /// Makes sure `name` (a product or group id) has its `product_names` row before a
-    /// statement references it; nothing for nil (a NULL reference).
-    private func storeProductName(_ name: String?) throws {
+    /// statement references it; nothing for nil (a NULL reference), nor for a name this write
+    /// already made sure of (``namesStoredThisWrite``): a receipt's transactions mostly repeat
+    /// one product and group, and each statement cost ~0.7 % of the server's CPU on distinct
+    /// SubmitReceipt calls (14 per call, 10 % in all). Compared byte for byte, as the table does.
+    func storeProductName(_ name: String?) throws {
         guard let name else { return }
+        if namesStoredThisWrite.contains(where: { $0.utf8.elementsEqual(name.utf8) }) { return }
         let store = statements.storeProductName
         store.bind(name, at: 1)
         try store.execute()
+        namesStoredThisWrite.append(name)
     }
 
     /// Inserts `event` into a user's history; `false` when its id was already recorded.

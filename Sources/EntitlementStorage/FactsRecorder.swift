@@ -18,6 +18,11 @@ final class FactsRecorder<DB: StorageEngine> {
     /// History events added to users' histories (by user row) since the change recorder last
     /// took them: what a change names as its cause (``ChangeCause``).
     var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
+    /// Product and group ids the write in progress has already made sure of in `product_names`
+    /// (``storeProductName(_:)``); emptied as each write or notification starts. Only for the
+    /// write's own length: a rollback undoes a write as a whole, so a name it stored stays
+    /// until it ends, while one stored by an earlier write may have been rolled back since.
+    var namesStoredThisWrite: [String] = []
 
     init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db
@@ -28,6 +33,7 @@ final class FactsRecorder<DB: StorageEngine> {
 
     /// Applies `write`; adds every user whose facts or history changed to `affectedUsers`.
     func record(_ write: FactsWrite, affectedUsers: inout Set<String>) throws -> WriteOutcome {
+        namesStoredThisWrite.removeAll(keepingCapacity: true)
         let now = clock()
         let userRow = try userRowID(write.userID, now: now)
         var outcome = WriteOutcome()
