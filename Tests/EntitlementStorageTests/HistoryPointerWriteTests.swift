@@ -26,7 +26,7 @@ final class HistoryPointerWriteTests: StoreTestCase {
     }
 
     func testEventsPointAtTheRowTheyNameAndOnlyThere() async throws {
-        let store = try await openStore()
+        let store = try openStore()
         // Chains of three transactions each, so transaction rows and chain rows differ.
         _ = try await store.write(Fixture.receipt("alice", [
             Fixture.subscription("a1", chain: "a1", purchasedAt: 1_700_000_000_000),
