@@ -14,11 +14,7 @@ final class HistoryPointerTests: StoreTestCase {
     /// A file as a version-16 binary left it: the landed migrations 1-16 and rows in that
     /// version's layout (every event with its own three ids).
     private func createVersion16File() throws {
-        let db = try Connection(path: version16Path)
-        defer { db.close() }
-        try db.execute("PRAGMA journal_mode = WAL")
-        try Migrator(Array(Schema.migrator.migrations.prefix(16))).migrate(db, nowMs: 1)
-        try db.execute("""
+        try createFile(at: version16Path, version: 16, rows: """
             INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1), (2, 'bob', 1);
             INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
                 VALUES (1, '1000', 1, 1), (2, '2000', 2, 1);

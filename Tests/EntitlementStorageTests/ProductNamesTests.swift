@@ -16,11 +16,7 @@ final class ProductNamesTests: StoreTestCase {
     /// A file as a version-17 binary left it (migrations 1-17, text columns, no records, so
     /// facts are read from the tables).
     private func createVersion17File() throws {
-        let db = try Connection(path: version17Path)
-        defer { db.close() }
-        try db.execute("PRAGMA journal_mode = WAL")
-        try Migrator(Array(Schema.migrator.migrations.prefix(17))).migrate(db, nowMs: 1)
-        try db.execute("""
+        try createFile(at: version17Path, version: 17, rows: """
             INSERT INTO users (id, user_id, created_at_ms) VALUES (1, 'alice', 1), (2, 'bob', 1);
             INSERT INTO chains (id, original_transaction_id, user_rowid, owned_since_ms)
                 VALUES (1, '1000', 1, 1), (2, '2000', 2, 1);
