@@ -24,7 +24,8 @@ extension Connection {
     struct TimeoutCheck {
         struct Actions: OptionSet {
             let rawValue: UInt8
-            /// Close at once: a silent connection that never told its protocol, or an idle one.
+            /// Close at once: a silent connection that never told its protocol, an idle one, or
+            /// one whose lingering close (``closeLingering()``) has run out of time.
             static let close = Actions(rawValue: 1 << 0)
             /// A request head that did not arrive in time: 408, then close.
             static let answerRequestTimeout = Actions(rawValue: 1 << 1)
@@ -52,6 +53,12 @@ extension Connection {
     func timeoutCheck(now: ContinuousClock.Instant) -> TimeoutCheck {
         let headerReadTimeout = configuration.headerReadTimeout
         let idleTimeout = configuration.idleTimeout
+        if let deadline = lingeringUntil {
+            // A lingering close (``closeLingering()``): the peer had its time to close.
+            var check = TimeoutCheck(next: deadline)
+            if now >= deadline { check.due = .close }
+            return check
+        }
         switch mode {
         case .detecting(let detection):
             var check = TimeoutCheck(next: openedAt + headerReadTimeout)

@@ -30,6 +30,9 @@ final class Connection: TimeoutWheelMember {
     private(set) var closed = false
     var closeWhenFlushed = false
     var closingGracefully = false
+    /// Set once the conversation is over and our side is shut down for writing
+    /// (``closeLingering()``): until then, or until the peer closes, its bytes are read and dropped.
+    var lingeringUntil: ContinuousClock.Instant?
     /// Requests handed to the service and not yet answered, by stream (0 for HTTP/1.1).
     var pending: [Int32: StreamResponseWriter] = [:]
     /// Storage handed back and forth with the HTTP/2 session for each read's events
@@ -52,6 +55,10 @@ final class Connection: TimeoutWheelMember {
     var configuration: ServerConfiguration { loop.server.configuration }
 
     func handleEvents(_ flags: UInt32) {
+        if lingeringUntil != nil {
+            discardAvailable()
+            return
+        }
         if flags & EPOLLOUT.rawValue != 0 { loop.markDirty(self) }
         if flags & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 && interest & EPOLLIN.rawValue == 0 {
             close()
@@ -201,7 +208,7 @@ final class Connection: TimeoutWheelMember {
 
     /// Drains protocol output into the socket; closes when the conversation is over.
     func flush() {
-        guard !closed else { return }
+        guard !closed, lingeringUntil == nil else { return }
         if case .http2(let session) = mode, output.count - outputOffset < Connection.maxPendingOutput {
             do { try session.send(into: &output) } catch { closeWhenFlushed = true }
             for (streamID, count) in session.takeDrained() { pending[streamID]?.drained(count) }
@@ -238,7 +245,7 @@ final class Connection: TimeoutWheelMember {
             interest = wanted
             loop.modify(fd: fd, events: wanted)
         }
-        if !blocked && conversationOver { close() }
+        if !blocked && conversationOver { endConversation() }
     }
 
     private var conversationOver: Bool {
@@ -261,12 +268,18 @@ final class Connection: TimeoutWheelMember {
         closed = true
         loop.unregister(fd: fd)
         Glibc.close(fd)
+        abandonRequests()
+        loop.removed(self)
+    }
+
+    /// Cancels what is still in flight and lets go of the protocol state: nothing more will be
+    /// written for this connection.
+    func abandonRequests() {
         let abandoned = pending.values
         loop.server.activeRequests.wrappingSubtract(abandoned.count, ordering: .relaxed)
         pending.removeAll()
         for writer in abandoned { writer.cancel() }
         mode = .detecting(ProtocolDetection(maxRequestHeadBytes: 0))
-        loop.removed(self)
     }
 }
 

@@ -109,4 +109,18 @@ struct ConnectionTimeoutRulesTests {
             #expect(drainingIdle.next == Self.seconds(t, 301))
         }
     }
+
+    @Test func aLingeringCloseEndsAtItsDeadlineWhateverTheModeWas() throws {
+        try Self.withConnection { connection, t in
+            connection.mode = .http1(HTTP1Exchange(limits: connection.configuration.http1))
+            connection.lingeringUntil = Self.seconds(t, 2)
+            let before = connection.timeoutCheck(now: Self.seconds(t, 1))
+            #expect(before.due == [])
+            #expect(before.next == Self.seconds(t, 2))
+            #expect(connection.timeoutCheck(now: Self.seconds(t, 2)).due == .close)
+            // Not the idle rule: an idle timeout long past does not close it before its deadline.
+            connection.lastActivity = Self.seconds(t, -1000)
+            #expect(connection.timeoutCheck(now: Self.seconds(t, 1)).due == [])
+        }
+    }
 }
