@@ -1,6 +1,6 @@
 import CLinux
 import Glibc
-import HTTPCore
+import HTTP2
 
 /// Holds many mostly idle h2c connections open, each making one CheckEntitlement call every
 /// `interval` (staggered so the calls spread evenly), for the 10,000-connection benchmark
@@ -29,8 +29,7 @@ struct HoldRun {
     let count: Int
     let intervalNs: UInt64
     let durationNs: UInt64
-    let path: String
-    let headers: HTTPHeaders
+    let head: HTTP2RequestHead
     let bodies: [[UInt8]]
     var picker: UserPicker
 
@@ -77,7 +76,7 @@ struct HoldRun {
                 issued += 1
                 guard let connection = connections[index], connection.inFlight == 0 else { continue }
                 do {
-                    try connection.submit(body: bodies[picker.next()], path: path, headers: headers, now: now)
+                    try connection.submit(body: bodies[picker.next()], head: head, now: now)
                     try connection.flush()
                 } catch {
                     drop(index, &connections, epollFD, &result)

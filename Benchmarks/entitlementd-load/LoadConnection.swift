@@ -10,14 +10,18 @@ final class LoadConnection {
     /// Bytes nghttp2 produced that the kernel has not taken yet.
     private var output: [UInt8] = []
     private var outputSent = 0
-    /// Start time (ns, monotonic) of each stream in flight.
-    private var started: [Int32: UInt64] = [:]
-    /// Per stream: whether the answer so far is good (200, DATA, then grpc-status 0).
-    private var dataBytes: [Int32: Int] = [:]
-    private var grpcOK: Set<Int32> = []
+    /// A stream in flight: when it started (ns, monotonic) and whether its answer so far is
+    /// good (200, DATA, then grpc-status 0). One table, so an event costs one lookup.
+    private struct Pending {
+        var startedAt: UInt64
+        var statusOK = true
+        var dataBytes = 0
+        var grpcOK = false
+    }
+    private var pending: [Int32: Pending] = [:]
     private(set) var isClosed = false
 
-    var inFlight: Int { started.count }
+    var inFlight: Int { pending.count }
     var wantsWrite: Bool { outputSent < output.count }
 
     /// Opens a connection to the IPv4 `host:port` (the benchmarks target loopback).
@@ -51,10 +55,9 @@ final class LoadConnection {
 
     deinit { if !isClosed { close(fd) } }
 
-    func submit(body: [UInt8], path: String, headers: HTTPHeaders, now: UInt64) throws {
-        let id = try session.submitRequest(method: "POST", authority: "load", path: path,
-                                           headers: headers, body: body)
-        started[id] = now
+    func submit(body: [UInt8], head: HTTP2RequestHead, now: UInt64) throws {
+        let id = try session.submitRequest(head, body: body)
+        pending[id] = Pending(startedAt: now)
     }
 
     /// Moves nghttp2's pending frames into the output buffer and writes what the kernel takes.
@@ -91,17 +94,16 @@ final class LoadConnection {
             for event in session.takeEvents() {
                 switch event {
                 case let .response(id, status, _, _):
-                    if status != 200 { dataBytes[id] = -1_000_000 }
+                    if status != 200 { pending[id]?.statusOK = false }
                 case let .data(id, bytes):
-                    dataBytes[id, default: 0] += bytes.count
+                    pending[id]?.dataBytes += bytes.count
                 case let .trailers(id, trailers):
-                    if trailers["grpc-status"] == "0" { grpcOK.insert(id) }
+                    if trailers["grpc-status"] == "0" { pending[id]?.grpcOK = true }
                 case let .streamClosed(id, errorCode):
-                    let answered = grpcOK.remove(id) != nil
-                    let bytes = dataBytes.removeValue(forKey: id) ?? 0
-                    guard let start = started.removeValue(forKey: id) else { continue }
+                    guard let stream = pending.removeValue(forKey: id) else { continue }
                     // An empty gRPC message is still a 5-byte frame; an error answer has none.
-                    finished(start, errorCode == 0 && answered && bytes >= 5)
+                    finished(stream.startedAt,
+                             errorCode == 0 && stream.statusOK && stream.grpcOK && stream.dataBytes >= 5)
                 case .goAway:
                     throw LoadError("the server sent GOAWAY")
                 }

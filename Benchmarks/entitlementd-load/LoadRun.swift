@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import HTTPCore
+import HTTP2
 
 /// The load itself: `connections` h2c connections, each keeping `streams` requests in flight,
 /// one thread driving them all with `poll`, as h2load -t 1 does.
@@ -16,8 +16,8 @@ struct LoadRun {
         var streams: Int
         var warmupNs: UInt64
         var durationNs: UInt64
-        var path: String
-        var headers: HTTPHeaders
+        /// The request head every request sends (laid out once).
+        var head: HTTP2RequestHead
         var serverPID: Int32?
     }
 
@@ -95,8 +95,7 @@ struct LoadRun {
     /// Refills the connection to `streams` requests in flight and writes them.
     private mutating func topUp(_ connection: LoadConnection, now: UInt64) throws {
         while connection.inFlight < settings.streams {
-            try connection.submit(body: bodies[picker.next()], path: settings.path,
-                                  headers: settings.headers, now: now)
+            try connection.submit(body: bodies[picker.next()], head: settings.head, now: now)
         }
         try connection.flush()
     }

@@ -22,7 +22,7 @@ enum HTTP2ClientCallbacks {
 
     static let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
         guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let stream = owner(userData).streams[frame.pointee.hd.stream_id] else { return 0 }
+              let stream = owner(userData).stream(frame.pointee.hd.stream_id) else { return 0 }
         stream.block = HTTPHeaders()
         stream.status = nil
         stream.blockBytes = 0
@@ -32,7 +32,7 @@ enum HTTP2ClientCallbacks {
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
         let session = owner(userData)
         guard let frame, let name, let value,
-              let stream = session.streams[frame.pointee.hd.stream_id] else { return 0 }
+              let stream = session.stream(frame.pointee.hd.stream_id) else { return 0 }
         stream.blockBytes += nameLength + valueLength + 32
         if stream.blockBytes > session.configuration.maxHeaderListSize {
             return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
@@ -59,7 +59,7 @@ enum HTTP2ClientCallbacks {
             return 0
         }
         guard header.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              let stream = session.streams[header.stream_id] else { return 0 }
+              let stream = session.stream(header.stream_id) else { return 0 }
         let endStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         if stream.finalResponseSeen {
             session.events.append(.trailers(streamID: header.stream_id, stream.block))
@@ -75,15 +75,14 @@ enum HTTP2ClientCallbacks {
 
     static let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
         let session = owner(userData)
-        guard let data, session.streams[streamID] != nil else { return 0 }
+        guard let data, session.stream(streamID) != nil else { return 0 }
         session.events.append(.data(streamID: streamID, Array(UnsafeBufferPointer(start: data, count: length))))
         return 0
     }
 
     static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
         let session = owner(userData)
-        session.uploads[streamID] = nil
-        guard session.streams.removeValue(forKey: streamID) != nil else { return 0 }
+        guard session.removeStream(streamID) else { return 0 }
         session.events.append(.streamClosed(streamID: streamID, errorCode: errorCode))
         return 0
     }
@@ -91,19 +90,20 @@ enum HTTP2ClientCallbacks {
     /// Copies the pending request body into nghttp2's frame buffer, ending the stream after it.
     static let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
         let session = owner(userData)
-        guard let upload = session.uploads[streamID], let buffer, let flags else {
+        guard let stream = session.stream(streamID), let buffer, let flags else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
-        let n = min(length, upload.bytes.count - upload.offset)
+        let n = min(length, stream.body.count - stream.bodyOffset)
         if n > 0 {
-            upload.bytes.withUnsafeBufferPointer { source in
-                buffer.update(from: source.baseAddress! + upload.offset, count: n)
+            stream.body.withUnsafeBufferPointer { source in
+                buffer.update(from: source.baseAddress! + stream.bodyOffset, count: n)
             }
-            upload.offset += n
+            stream.bodyOffset += n
         }
-        if upload.offset == upload.bytes.count {
+        if stream.bodyOffset == stream.body.count {
             flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
-            session.uploads[streamID] = nil
+            stream.body = []
+            stream.bodyOffset = 0
         }
         return n
     }

@@ -27,26 +27,27 @@ public final class HTTP2ClientSession {
         }
     }
 
-    /// Response state collected between header blocks.
-    final class ResponseStream {
+    /// One open stream: the request body nghttp2 has yet to pull through the data provider,
+    /// and the response state collected between header blocks. One object per stream (not a
+    /// body table beside a response table), so each callback finds everything in one lookup.
+    final class ClientStream {
+        /// Emptied once nghttp2 has taken all of it.
+        var body: [UInt8]
+        var bodyOffset = 0
         var block = HTTPHeaders()
         var status: Int?
         var blockBytes = 0
         /// Set once the final (non-1xx) head arrived: the next header block is trailers.
         var finalResponseSeen = false
-    }
-
-    /// A request body waiting for nghttp2 to pull it through the data provider.
-    final class Upload {
-        let bytes: [UInt8]
-        var offset = 0
-        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(body: [UInt8]) { self.body = body }
     }
 
     let session: OpaquePointer
     let configuration: Configuration
-    var streams: [Int32: ResponseStream] = [:]
-    var uploads: [Int32: Upload] = [:]
+    private var streams: [Int32: ClientStream] = [:]
+    /// The stream the last lookup found: nghttp2 calls back several times in a row for one
+    /// stream (each header field, the frame, its DATA), so most lookups skip the hash.
+    private var lastStream: (id: Int32, stream: ClientStream)?
     var events: [HTTP2ClientEvent] = []
     /// Set by the GOAWAY callback; the owner reconnects for its next request.
     internal(set) public var goAwayReceived = false
@@ -109,9 +110,45 @@ public final class HTTP2ClientSession {
         guard id > 0 else {
             throw HTTP2Error(code: id, description: String(cString: nghttp2_strerror(id)))
         }
-        streams[id] = ResponseStream()
-        if !body.isEmpty { uploads[id] = Upload(body) }
+        streams[id] = ClientStream(body: body)
         return id
+    }
+
+    /// Queues a request whose head was laid out once (``HTTP2RequestHead``); otherwise as
+    /// ``submitRequest(method:scheme:authority:path:headers:body:)``, which sends the same fields.
+    public func submitRequest(_ head: HTTP2RequestHead, body: [UInt8]) throws(HTTP2Error) -> Int32 {
+        guard canSubmitRequests else {
+            throw HTTP2Error(
+                code: -1, description: "the connection accepts no new requests (GOAWAY or stream IDs spent)")
+        }
+        let id: Int32
+        if body.isEmpty {
+            id = nghttp2_submit_request(session, nil, head.fields, head.count, nil, nil)
+        } else {
+            var provider = nghttp2_data_provider()
+            provider.read_callback = HTTP2ClientCallbacks.readBody
+            id = nghttp2_submit_request(session, nil, head.fields, head.count, &provider, nil)
+        }
+        guard id > 0 else {
+            throw HTTP2Error(code: id, description: String(cString: nghttp2_strerror(id)))
+        }
+        streams[id] = ClientStream(body: body)
+        return id
+    }
+
+    /// The open stream `id`, or nil when it is not (or no longer) open.
+    @inline(__always)
+    func stream(_ id: Int32) -> ClientStream? {
+        if let last = lastStream, last.id == id { return last.stream }
+        guard let found = streams[id] else { return nil }
+        lastStream = (id, found)
+        return found
+    }
+
+    /// Forgets stream `id`; false when it was not open.
+    func removeStream(_ id: Int32) -> Bool {
+        if lastStream?.id == id { lastStream = nil }
+        return streams.removeValue(forKey: id) != nil
     }
 
     /// Feeds bytes read from the socket. Throws when the server broke the protocol; the

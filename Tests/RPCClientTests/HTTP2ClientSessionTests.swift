@@ -55,6 +55,42 @@ final class HTTP2ClientSessionTests: XCTestCase {
         XCTAssertEqual(pair.client.openStreamCount, 0)
     }
 
+    /// A head laid out once serves many requests: each arrives with the head's fields and its own
+    /// body, and answers given out of order reach their own streams (the session's one-entry
+    /// stream lookup must not hand one stream's events or body to another).
+    func testPreparedHeadSendsTheSameFieldsForEveryRequest() throws {
+        let pair = try makePair()
+        let head = HTTP2RequestHead(method: "POST", authority: "test", path: "/a/b",
+                                    headers: ["content-type": "application/grpc", "te": "trailers"])
+        let bodies: [[UInt8]] = [[1], [2, 2], Array(repeating: 3, count: 70_000)]
+        let ids = try bodies.map { try pair.client.submitRequest(head, body: $0) }
+        let (_, serverEvents) = try pair.exchange()
+        var serverIDs: [Int32] = []
+        for event in serverEvents {
+            guard case .request(let serverID, let request) = event else { continue }
+            XCTAssertEqual(request.method, "POST")
+            XCTAssertEqual(request.path, "/a/b")
+            XCTAssertEqual(request.headers["content-type"], "application/grpc")
+            XCTAssertEqual(request.headers["te"], "trailers")
+            XCTAssertEqual(request.body, bodies[serverIDs.count])
+            serverIDs.append(serverID)
+        }
+        XCTAssertEqual(serverIDs.count, 3, "\(serverEvents)")
+        for (index, serverID) in serverIDs.enumerated().reversed() {
+            pair.server.submit(streamID: serverID, response: HTTPResponse(
+                status: 200, headers: [:], body: [UInt8(index)], trailers: ["grpc-status": "\(index)"]))
+        }
+        let (events, _) = try pair.exchange()
+        for (index, id) in ids.enumerated() {
+            XCTAssertTrue(events.contains { if case .data(id, [UInt8(index)]) = $0 { true } else { false } },
+                          "\(events)")
+            XCTAssertTrue(events.contains {
+                if case .trailers(id, let trailers) = $0 { trailers["grpc-status"] == "\(index)" } else { false }
+            }, "\(events)")
+        }
+        XCTAssertEqual(pair.client.openStreamCount, 0)
+    }
+
     func testHeadersOnlyResponseEndsTheStream() throws {
         let pair = try makePair()
         let id = try pair.client.submitRequest(method: "POST", authority: "test", path: "/x", headers: [:], body: [0])
