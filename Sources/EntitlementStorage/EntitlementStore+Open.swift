@@ -30,7 +30,7 @@ extension EntitlementStore {
             throw StoreError.storage(error, "opening the database at \(path)")
         }
         do {
-            try Schema.migrator.migrate(db, nowMs: configuration.clock())
+            try Schema.migrate(db, nowMs: configuration.clock())
         } catch let error as MigrationError {
             switch error {
             case let .schemaTooNew(found, known):

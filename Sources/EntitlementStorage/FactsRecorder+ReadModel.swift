@@ -16,8 +16,9 @@ extension FactsRecorder {
         let upsert = statements.upsertUserFactsRecord
         for userID in userIDs {
             let facts = try known[userID] ?? UserFacts.readTables(tables, userID: userID)
-            upsert.bind(userID, at: 1)
-            upsert.bind(blob: UserFactsRecord.encode(facts), at: 2)
+            upsert.bind(UserKey.of(userID), at: 1)
+            upsert.bind(userID, at: 2)
+            upsert.bind(blob: UserFactsRecord.encode(facts), at: 3)
             try upsert.execute()
         }
     }

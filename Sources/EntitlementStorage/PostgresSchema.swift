@@ -259,5 +259,41 @@ enum PostgresSchema {
                 FROM product_names p WHERE p.name = r.auto_renew_product_id;
             ALTER TABLE renewal_infos DROP COLUMN auto_renew_product_id;
             """),
+        // As SQLite's migration of the same name: records keyed by UserKey (FNV-1a 64 of the
+        // user id's UTF-8 bytes) with the id beside them, so the shared statements read one
+        // B-tree per miss. The hash is computed here by a PL/pgSQL twin of UserKey.of (exact
+        // NUMERIC arithmetic mod 2^64, returned as the signed bit pattern), dropped after use;
+        // of two users with one key the lower user row keeps the row (the other reads tables).
+        ("user_facts_by_user_key", """
+            CREATE FUNCTION pg_temp.entitlementd_user_key(id TEXT) RETURNS BIGINT
+            LANGUAGE plpgsql IMMUTABLE AS $$
+            DECLARE
+                bytes BYTEA := convert_to(id, 'UTF8');
+                hash NUMERIC := 14695981039346656037;
+            BEGIN
+                FOR i IN 0 .. length(bytes) - 1 LOOP
+                    hash := hash - mod(hash, 256) + (mod(hash, 256)::INTEGER # get_byte(bytes, i));
+                    hash := mod(hash * 1099511628211, 18446744073709551616);
+                END LOOP;
+                IF hash >= 9223372036854775808 THEN
+                    hash := hash - 18446744073709551616;
+                END IF;
+                RETURN hash::BIGINT;
+            END
+            $$;
+            CREATE TABLE user_facts_rebuilt (
+                user_key BIGINT PRIMARY KEY,
+                user_id \(text) NOT NULL,
+                facts BYTEA NOT NULL
+            );
+            INSERT INTO user_facts_rebuilt (user_key, user_id, facts)
+                SELECT pg_temp.entitlementd_user_key(u.user_id), u.user_id, f.facts
+                FROM user_facts f JOIN users u ON u.id = f.user_rowid ORDER BY 1, u.id
+                ON CONFLICT (user_key) DO NOTHING;
+            DROP TABLE user_facts;
+            ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
+            ALTER INDEX user_facts_rebuilt_pkey RENAME TO user_facts_pkey;
+            DROP FUNCTION pg_temp.entitlementd_user_key(TEXT);
+            """),
     ]
 }

@@ -39,4 +39,33 @@ extension Schema {
         DROP TABLE user_facts;
         ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
         """)
+
+    /// Reads (issue 14 goal 1): `user_facts` is keyed by ``UserKey`` (a 64-bit hash of the user
+    /// id) and holds the id for an exact check, so a miss descends one B-tree (the records, by
+    /// key) instead of two (`users`' index on user_id, then the records by user row): round 9's
+    /// profile put the index descent at 23 % of a miss. The id costs its bytes once more per user
+    /// (the row key's varint grows from ~3 to 9 bytes too). Records are copied as they are, in
+    /// key order; of two users with one key (see ``UserKey``) the one with the lower user row
+    /// keeps the row and the other, with no record, is read from the tables.
+    /// Needs ``UserKey/sqlFunction`` defined on the connection (``Schema/migrate(_:nowMs:)``).
+    static let userFactsByUserKeyMigration = Migration("user_facts_by_user_key", sql: """
+        CREATE TABLE user_facts_rebuilt (
+            user_key INTEGER PRIMARY KEY,
+            user_id TEXT NOT NULL,
+            facts BLOB NOT NULL
+        );
+        INSERT OR IGNORE INTO user_facts_rebuilt (user_key, user_id, facts)
+            SELECT \(UserKey.sqlFunction)(u.user_id), u.user_id, f.facts
+            FROM user_facts f JOIN users u ON u.id = f.user_rowid ORDER BY 1, u.id;
+        DROP TABLE user_facts;
+        ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
+        """)
+
+    /// Brings `db` to this binary's schema: ``migrator`` with the SQL functions its migrations
+    /// call defined on the connection first.
+    @discardableResult
+    static func migrate(_ db: Connection, nowMs: Int64) throws -> Int {
+        try UserKey.define(on: db)
+        return try migrator.migrate(db, nowMs: nowMs)
+    }
 }

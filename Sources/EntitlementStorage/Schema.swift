@@ -234,5 +234,6 @@ enum Schema {
         userFactsByUserRowMigration,
         historyPointersMigration,
         productNamesMigration,
+        userFactsByUserKeyMigration,
     ])
 }

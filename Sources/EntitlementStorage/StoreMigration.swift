@@ -80,7 +80,7 @@ public enum StoreMigration {
             let connection = try SQLite.Connection(path: path, options: .init(create: false))
             // What entitlementd would do at startup: an older file is brought to this binary's
             // schema, a newer one refused (this binary cannot know its tables).
-            try Schema.migrator.migrate(connection, nowMs: nowMs)
+            try Schema.migrate(connection, nowMs: nowMs)
             return connection
         } catch {
             throw Failure(kind: .source, message: "cannot read the SQLite store \(path): \(error)")

@@ -142,9 +142,54 @@ struct PostgresUpgradeTests {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
                 return [try db.scalarInt64("SELECT count(*) FROM user_facts"),
-                        try db.scalarInt64("SELECT user_rowid FROM user_facts")]
+                        try db.scalarInt64("SELECT user_key FROM user_facts")]
             }
-            #expect(rows == [1, 7])
+            #expect(rows == [1, UserKey.of("alice")], "kept through migration 12 too, under alice's key")
+        }
+    }
+
+    /// Migration 12 (user_facts_by_user_key): records keyed by the user's row before it are
+    /// found by UserKey after it, byte for byte, and the key PL/pgSQL computed is the one Swift
+    /// computes (the readers and writers bind Swift's) for ASCII, non-ASCII and long ids.
+    @Test func recordsKeyedByUserRowAreFoundByUserKeyAfterTheMigration() async throws {
+        let ids = ["alice", "zo\u{EB}-\u{1F600}", "7f9c2ba4-e88f-11e2-8a53-0b6c5f1e2d3c-appAccountToken-\(UInt64.max)"]
+        let records = ids.enumerated().map { index, _ in
+            UserFacts(transactions: [Transaction(
+                transactionID: "\(1000 + index)", originalTransactionID: "\(1000 + index)", productID: "p",
+                purchaseDateMs: 10, expiresDateMs: 20, environment: .sandbox)])
+        }
+        let hexes = records.map { facts in
+            UserFactsRecord.encode(facts).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
+        try await PostgresTestServer.withDatabase { url in
+            try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try migrate(db, toVersion: 11)
+                for (index, id) in ids.enumerated() {
+                    try db.execute("""
+                        INSERT INTO users (id, user_id, created_at_ms) VALUES (\(index + 1), '\(id)', 1);
+                        INSERT INTO user_facts (user_rowid, facts) VALUES (\(index + 1), '\\x\(hexes[index])');
+                        """)
+                }
+            }
+            let store = try await PostgresTestServer.open(url)
+            store.start()
+            // No chains or transactions: only the records can answer.
+            let read = try ids.map { try store.facts(userID: $0) }
+            await store.close()
+            #expect(read == records)
+            let keys = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                return try ids.map { id in
+                    let query = try db.prepare("SELECT user_key FROM user_facts WHERE user_id = ?")
+                    query.bind(id, at: 1)
+                    defer { query.reset() }
+                    return try query.step() ? query.int64(at: 0) : nil
+                }
+            }
+            #expect(keys == ids.map { UserKey.of($0) })
         }
     }
 

@@ -82,7 +82,7 @@ final class HistoryPointerTests: StoreTestCase {
 
         let db = try Connection(path: version16Path)
         defer { db.close() }
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 18)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), Int64(Schema.migrator.latestVersion))
         XCTAssertEqual(try db.scalarString("""
             SELECT group_concat(event_id, ' ') FROM (SELECT event_id FROM history_events
             WHERE transaction_rowid IS NOT NULL AND product_id IS NULL AND transaction_id IS NULL

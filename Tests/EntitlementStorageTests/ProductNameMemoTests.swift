@@ -9,7 +9,7 @@ import XCTest
 final class ProductNameMemoTests: StoreTestCase {
     private func recorder() throws -> (Connection, FactsRecorder<Connection>) {
         let db = try Connection(path: databasePath)
-        _ = try Schema.migrator.migrate(db, nowMs: 1)
+        try Schema.migrate(db, nowMs: 1)
         return (db, try FactsRecorder(db: db, transferPolicy: .transfer, clock: { 1_700_000_000_000 }))
     }
 

@@ -99,7 +99,7 @@ final class ProductNamesTests: StoreTestCase {
                        ["grp.new", "grp.pro", "pro.monthly", "pro.yearly", composed, decomposed].sorted())
         let db = try Connection(path: version17Path)
         defer { db.close() }
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 18)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), Int64(Schema.migrator.latestVersion))
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM history_events WHERE transaction_rowid IS NOT NULL"),
                        2, "renewal:1002 points at its transaction")

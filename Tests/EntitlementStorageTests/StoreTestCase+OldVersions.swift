@@ -8,6 +8,7 @@ extension StoreTestCase {
         let db = try Connection(path: path)
         defer { db.close() }
         try db.execute("PRAGMA journal_mode = WAL")
+        try UserKey.define(on: db)
         try Migrator(Array(Schema.migrator.migrations.prefix(version))).migrate(db, nowMs: 1)
         try db.execute(rows)
     }
