@@ -172,7 +172,8 @@ final class EventLoop: @unchecked Sendable {
         swap(&batch, &spareDirty)
         while !dirty.isEmpty {
             swap(&batch, &dirty)
-            for connection in batch {
+            // A connection flushed since it was marked (after its read) is no longer dirty.
+            for connection in batch where connection.isDirty {
                 connection.isDirty = false
                 connection.flush()
             }

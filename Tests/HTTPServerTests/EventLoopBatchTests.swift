@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import HTTPCore
 @testable import HTTPServer
@@ -55,6 +56,46 @@ struct EventLoopBatchTests {
                 #expect(!pair.connection.isDirty)
             }
         }
+    }
+
+    struct Answering: HTTPService {
+        func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
+            writer.respond(.text(200, "ok\n"))
+        }
+    }
+
+    /// A read's answers leave in the same turn as the read (while the connection's memory is
+    /// still in cache), not in the loop's flush after every other connection's read; that flush
+    /// then finds nothing more to send for it.
+    @Test func answersToARequestLeaveBeforeTheLoopFlushesTheOtherConnections() async throws {
+        let server = try HTTPServer(configuration: ServerConfiguration(port: 0), service: Answering())
+        server.start()
+        let loop = server.loops[0]
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        let (local, peer) = (fds[0], fds[1])
+        defer {
+            close(local)
+            close(peer)
+        }
+        let request = Array("GET / HTTP/1.1\r\nhost: x\r\n\r\n".utf8)
+        #expect(request.withUnsafeBytes { send(peer, $0.baseAddress, $0.count, 0) } == request.count)
+        let seen = Mutex<(afterRead: [UInt8], afterLoopFlush: [UInt8], dirty: Bool)?>(nil)
+        loop.execute {
+            // On the loop thread, as epoll would call it: the service answers inline.
+            let connection = Connection(fd: local, loop: loop)
+            connection.handleEvents(EPOLLIN.rawValue)
+            let afterRead = Self.available(peer)
+            loop.flushDirty()
+            seen.withLock { $0 = (afterRead, Self.available(peer), connection.isDirty) }
+        }
+        for _ in 0..<2_000 where seen.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(5)) }
+        let result = try #require(seen.withLock { $0 })
+        #expect(String(decoding: result.afterRead, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        #expect(String(decoding: result.afterRead, as: UTF8.self).hasSuffix("ok\n"))
+        #expect(result.afterLoopFlush.isEmpty)
+        #expect(!result.dirty)
+        await server.shutdown(gracePeriod: .milliseconds(100))
     }
 
     @Test func workQueuedFromOtherThreadsRunsOnceEachInOrderAcrossManyWakes() async throws {
