@@ -1,3 +1,4 @@
+import EntitlementPorts
 import Entitlements
 import SQLDatabase
 
@@ -36,12 +37,12 @@ extension FactsRecorder {
     }
 
     func insert(_ transaction: Transaction, chainRow: Int64) throws {
-        try storeProductName(transaction.productID)
-        try storeProductName(transaction.subscriptionGroupIdentifier)
+        let productRow = try productNameRow(transaction.productID)
+        let groupRow = try productNameRow(transaction.subscriptionGroupIdentifier)
         let insert = statements.insertTransaction
         insert.bind(transaction.transactionID, at: 1)
         insert.bind(chainRow, at: 2)
-        insert.bind(transaction.productID, at: 3)
+        insert.bind(productRow, at: 3)
         insert.bind(transaction.purchaseDateMs, at: 4)
         insert.bind(transaction.originalPurchaseDateMs, at: 5)
         insert.bind(transaction.expiresDateMs, at: 6)
@@ -49,7 +50,7 @@ extension FactsRecorder {
         insert.bind(transaction.isTrialPeriod, at: 8)
         insert.bind(transaction.isInIntroOfferPeriod, at: 9)
         insert.bind(transaction.isUpgraded, at: 10)
-        insert.bind(transaction.subscriptionGroupIdentifier, at: 11)
+        insert.bind(groupRow, at: 11)
         insert.bind(transaction.webOrderLineItemID, at: 12)
         insert.bind(OwnershipTypeText.stored(transaction.inAppOwnershipType), at: 13)
         insert.bind(transaction.appAccountToken, at: 14)
@@ -60,12 +61,12 @@ extension FactsRecorder {
 
     /// Writes back the fields ``Transaction/merged(with:)`` may change.
     func update(_ transaction: Transaction, row: Int64) throws {
-        try storeProductName(transaction.subscriptionGroupIdentifier)
+        let groupRow = try productNameRow(transaction.subscriptionGroupIdentifier)
         let update = statements.updateTransaction
         update.bind(transaction.expiresDateMs, at: 1)
         update.bind(transaction.cancellationDateMs, at: 2)
         update.bind(transaction.isUpgraded, at: 3)
-        update.bind(transaction.subscriptionGroupIdentifier, at: 4)
+        update.bind(groupRow, at: 4)
         update.bind(transaction.webOrderLineItemID, at: 5)
         update.bind(OwnershipTypeText.stored(transaction.inAppOwnershipType), at: 6)
         update.bind(transaction.appAccountToken, at: 7)
@@ -76,11 +77,11 @@ extension FactsRecorder {
 
     /// Keeps the renewal info with the newest signed date; an older or equal one changes nothing.
     func upsert(_ info: RenewalInfo, chainRow: Int64) throws {
-        try storeProductName(info.autoRenewProductID)
+        let autoRenewProductRow = try productNameRow(info.autoRenewProductID)
         let upsert = statements.upsertRenewalInfo
         upsert.bind(chainRow, at: 1)
         upsert.bind(info.autoRenewStatus, at: 2)
-        upsert.bind(info.autoRenewProductID, at: 3)
+        upsert.bind(autoRenewProductRow, at: 3)
         upsert.bind(info.isInBillingRetryPeriod, at: 4)
         upsert.bind(info.gracePeriodExpiresDateMs, at: 5)
         upsert.bind(info.expirationIntent.map { Int64($0) }, at: 6)
@@ -88,18 +89,37 @@ extension FactsRecorder {
         try upsert.execute()
     }
 
-    /// Makes sure `name` (a product or group id) has its `product_names` row before a
-    /// statement references it; nothing for nil (a NULL reference), nor for a name this write
-    /// already made sure of (``namesStoredThisWrite``): a receipt's transactions mostly repeat
-    /// one product and group, and each statement cost ~0.7 % of the server's CPU on distinct
-    /// SubmitReceipt calls (14 per call, 10 % in all). Compared byte for byte, as the table does.
-    func storeProductName(_ name: String?) throws {
-        guard let name else { return }
-        if namesStoredThisWrite.contains(where: { $0.utf8.elementsEqual(name.utf8) }) { return }
-        let store = statements.storeProductName
-        store.bind(name, at: 1)
-        try store.execute()
-        namesStoredThisWrite.append(name)
+    /// The `product_names` row of `name` (a product or group id), stored first when new; nil
+    /// for nil (a NULL reference).
+    ///
+    /// Resolved here once per write (``namesStoredThisWrite``) and bound as a number, instead
+    /// of by a name subquery in each transaction and renewal info statement: a receipt's
+    /// transactions mostly repeat one product and group, and the subqueries cost two index
+    /// descents per row. Compared byte for byte, as the table's `=` does.
+    func productNameRow(_ name: String?) throws -> Int64? {
+        guard let name else { return nil }
+        if let known = namesStoredThisWrite.first(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+            return known.row
+        }
+        var row = try storedProductNameRow(name)
+        if row == nil {
+            let store = statements.storeProductName
+            store.bind(name, at: 1)
+            try store.execute()
+            row = try storedProductNameRow(name)
+        }
+        guard let row else {
+            throw StoreError(code: .storageFailure, message: "a product name was not stored; retry later")
+        }
+        namesStoredThisWrite.append((name, row))
+        return row
+    }
+
+    private func storedProductNameRow(_ name: String) throws -> Int64? {
+        let find = statements.findProductName
+        find.bind(name, at: 1)
+        defer { find.reset() }
+        return try find.step() ? find.int64(at: 0) : nil
     }
 
     /// Inserts `event` into a user's history; `false` when its id was already recorded.

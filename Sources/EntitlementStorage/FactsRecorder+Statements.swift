@@ -10,7 +10,7 @@ extension FactsRecorder {
     struct Statements {
         let findUser, insertUser, markProcessed, findChain, insertChain: DB.Statement
         let storedTransaction, refundReversedAt, insertTransaction, updateTransaction: DB.Statement
-        let storeProductName, upsertRenewalInfo, insertHistoryEvent, insertPendingEvent: DB.Statement
+        let findProductName, storeProductName, upsertRenewalInfo, insertHistoryEvent, insertPendingEvent: DB.Statement
         let insertPointingHistoryEvent: DB.Statement
         let userFactsFromTables, upsertUserFactsRecord: DB.Statement
 
@@ -24,6 +24,7 @@ extension FactsRecorder {
             refundReversedAt = try db.prepare(FactsRecorderSQL.refundReversedAt)
             insertTransaction = try db.prepare(FactsRecorderSQL.insertTransaction)
             updateTransaction = try db.prepare(FactsRecorderSQL.updateTransaction)
+            findProductName = try db.prepare(FactsRecorderSQL.findProductName)
             storeProductName = try db.prepare(FactsRecorderSQL.storeProductName)
             upsertRenewalInfo = try db.prepare(FactsRecorderSQL.upsertRenewalInfo)
             insertHistoryEvent = try db.prepare(HistoryEvent.insertHistorySQL)
@@ -55,23 +56,24 @@ enum FactsRecorderSQL {
         FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
         """
     static let refundReversedAt = "SELECT reversed_at_ms FROM refund_reversals WHERE transaction_id = ?"
-    /// Binds the product id (3) and group id (11) as text: each must be in `product_names`
-    /// first (``storeProductName``).
+    /// Binds the product id (3) and group id (11) as their `product_names` rows
+    /// (``FactsRecorder/productNameRow(_:)``).
     static let insertTransaction = """
         INSERT INTO transactions (
             transaction_id, chain_rowid, product_name_rowid, purchase_date_ms, original_purchase_date_ms,
             expires_date_ms, cancellation_date_ms, is_trial_period, is_in_intro_offer_period,
             is_upgraded, group_name_rowid, web_order_line_item_id,
             in_app_ownership_type, app_account_token, environment, declared_product_type)
-        VALUES (?1, ?2, \(Schema.productNameRow("?3")), ?4, ?5, ?6, ?7, ?8, ?9, ?10,
-            \(Schema.productNameRow("?11")), ?12, ?13, ?14, ?15, ?16)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
         """
+    /// Binds the group id (4) as its `product_names` row, as ``insertTransaction``.
     static let updateTransaction = """
         UPDATE transactions SET expires_date_ms = ?1, cancellation_date_ms = ?2, is_upgraded = ?3,
-            group_name_rowid = \(Schema.productNameRow("?4")), web_order_line_item_id = ?5,
+            group_name_rowid = ?4, web_order_line_item_id = ?5,
             in_app_ownership_type = ?6, app_account_token = ?7, declared_product_type = ?8
         WHERE id = ?9
         """
+    static let findProductName = "SELECT id FROM product_names WHERE name = ?1"
     /// Adds a product or group id to `product_names` unless it is there (names are compared
     /// byte for byte, never deleted or changed). NOT EXISTS first, so PostgreSQL does not spend
     /// an identity value on every write; the unique constraint stays the backstop.
@@ -80,11 +82,12 @@ enum FactsRecorderSQL {
         WHERE NOT EXISTS (SELECT 1 FROM product_names WHERE name = ?1)
         ON CONFLICT (name) DO NOTHING
         """
+    /// Binds the auto-renew product id (3) as its `product_names` row, as ``insertTransaction``.
     static let upsertRenewalInfo = """
         INSERT INTO renewal_infos (
             chain_rowid, auto_renew_status, auto_renew_product_name_rowid, is_in_billing_retry_period,
             grace_period_expires_date_ms, expiration_intent, signed_date_ms)
-        VALUES (?1, ?2, \(Schema.productNameRow("?3")), ?4, ?5, ?6, ?7)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
         ON CONFLICT (chain_rowid) DO UPDATE SET
             auto_renew_status = excluded.auto_renew_status,
             auto_renew_product_name_rowid = excluded.auto_renew_product_name_rowid,

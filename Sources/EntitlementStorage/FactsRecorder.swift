@@ -18,11 +18,12 @@ final class FactsRecorder<DB: StorageEngine> {
     /// History events added to users' histories (by user row) since the change recorder last
     /// took them: what a change names as its cause (``ChangeCause``).
     var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
-    /// Product and group ids the write in progress has already made sure of in `product_names`
-    /// (``storeProductName(_:)``); emptied as each write or notification starts. Only for the
-    /// write's own length: a rollback undoes a write as a whole, so a name it stored stays
-    /// until it ends, while one stored by an earlier write may have been rolled back since.
-    var namesStoredThisWrite: [String] = []
+    /// Product and group ids the write in progress has already found or stored in
+    /// `product_names`, with their rows (``productNameRow(_:)``); emptied as each write or
+    /// notification starts. Only for the write's own length: a rollback undoes a write as a
+    /// whole, so a name it stored stays until it ends, while one stored by an earlier write may
+    /// have been rolled back since (and its row id reused for another name).
+    var namesStoredThisWrite: [(name: String, row: Int64)] = []
 
     init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db
