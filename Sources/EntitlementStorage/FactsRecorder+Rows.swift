@@ -98,7 +98,7 @@ extension FactsRecorder {
     /// descents per row. Compared byte for byte, as the table's `=` does.
     func productNameRow(_ name: String?) throws -> Int64? {
         guard let name else { return nil }
-        if let known = namesStoredThisWrite.first(where: { $0.name.utf8.elementsEqual(name.utf8) }) {
+        if let known = namesStoredThisWrite.first(where: { $0.name.hasSameBytes(as: name) }) {
             return known.row
         }
         var row = try storedProductNameRow(name)

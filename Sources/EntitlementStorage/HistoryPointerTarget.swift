@@ -32,8 +32,8 @@ struct HistoryPointerTarget {
     /// insert makes with SQL's `=` (``HistoryEvent/insertHistorySQL``), so either statement
     /// stores the same row. String's `==` would accept canonically equivalent spellings.
     func isNamed(by event: HistoryEvent) -> Bool {
-        event.transactionID.utf8.elementsEqual(transactionID.utf8)
-            && event.productID.utf8.elementsEqual(productID.utf8)
-            && event.originalTransactionID.utf8.elementsEqual(originalTransactionID.utf8)
+        event.transactionID.hasSameBytes(as: transactionID)
+            && event.productID.hasSameBytes(as: productID)
+            && event.originalTransactionID.hasSameBytes(as: originalTransactionID)
     }
 }

@@ -198,7 +198,7 @@ private struct StringTable {
     /// "e\u{301}". A hit whose bytes differ gets its own entry, so every string reads back
     /// byte for byte as the tables hold it.
     mutating func index(_ string: String) -> UInt64 {
-        if let index = indexes[string], values[Int(index)].utf8.elementsEqual(string.utf8) { return index }
+        if let index = indexes[string], values[Int(index)].hasSameBytes(as: string) { return index }
         let index = UInt64(values.count)
         values.append(string)
         if indexes[string] == nil { indexes[string] = index }
