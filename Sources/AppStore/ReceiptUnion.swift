@@ -28,7 +28,9 @@ struct ReceiptUnion {
 
     /// ``add(_:environment:)`` for entries already mapped (``VerifyReceiptAnswerReader``).
     mutating func add(_ mapped: [Transaction]) {
+        // Reserved up front: growing a dictionary rehashes every id it already holds.
         var fromThisSource: [String: Transaction] = [:]
+        fromThisSource.reserveCapacity(mapped.count)
         for transaction in mapped {
             if let seen = fromThisSource[transaction.transactionID],
                Self.saysMore(seen, than: transaction) {
@@ -36,6 +38,7 @@ struct ReceiptUnion {
             }
             fromThisSource[transaction.transactionID] = transaction
         }
+        transactions.reserveCapacity(transactions.count + fromThisSource.count)
         transactions.merge(fromThisSource) { _, newer in newer }
     }
 
