@@ -30,7 +30,7 @@ enum UserFactsRecord {
     }
 
     static func encode(_ facts: UserFacts) -> [UInt8] {
-        var strings = StringTable()
+        var strings = StringTable(capacity: 3 * facts.transactions.count + 2 * facts.renewalInfos.count + 4)
         var body: [UInt8] = []
         body.reserveCapacity(48 * facts.transactions.count + 32)
         body.appendVarint(UInt64(facts.transactions.count))
@@ -193,6 +193,13 @@ enum UserFactsRecord {
 private struct StringTable {
     var values: [String] = []
     var indexes: [String: UInt64] = [:]
+
+    /// Reserved for about `capacity` distinct strings: growing the dictionary rehashes every
+    /// string it holds (a record's ids are mostly distinct: transaction and web order ids).
+    init(capacity: Int) {
+        values.reserveCapacity(capacity)
+        indexes.reserveCapacity(capacity)
+    }
 
     /// Swift's String equality (and so the dictionary) is Unicode equivalence: "é" finds
     /// "e\u{301}". A hit whose bytes differ gets its own entry, so every string reads back
