@@ -5,11 +5,17 @@ import SQLDatabase
 /// product as a `product_names` row).
 extension RenewalInfo {
     /// Columns read by ``init(row:)``; the query must alias renewal_infos as `r`, chains as `c`.
-    static let selectColumns = """
-        c.original_transaction_id, r.auto_renew_status, \(Schema.productName("r.auto_renew_product_name_rowid")),
+    static let selectColumns = columns(autoRenewProductName: Schema.productName("r.auto_renew_product_name_rowid"))
+
+    /// ``selectColumns`` with the auto-renew product's name read from the given expression, as
+    /// ``Transaction/columns(productName:groupName:)``.
+    static func columns(autoRenewProductName: String) -> String {
+        """
+        c.original_transaction_id, r.auto_renew_status, \(autoRenewProductName),
         r.is_in_billing_retry_period, r.grace_period_expires_date_ms, r.expiration_intent,
         r.signed_date_ms
         """
+    }
 
     /// Decodes the columns of ``selectColumns``, starting at column `offset`.
     init(row: some SQLStatement, offset: Int32 = 0) {

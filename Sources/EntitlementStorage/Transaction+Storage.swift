@@ -7,13 +7,20 @@ import SQLDatabase
 extension Transaction {
     /// Columns read by ``init(row:)``, in order; the query must alias transactions as `t` and
     /// chains as `c`.
-    static let selectColumns = """
-        c.original_transaction_id, t.transaction_id, \(Schema.productName("t.product_name_rowid")),
+    static let selectColumns = columns(productName: Schema.productName("t.product_name_rowid"),
+                                       groupName: Schema.productName("t.group_name_rowid"))
+
+    /// ``selectColumns`` with the product and group names read from the given expressions
+    /// (columns of joined `product_names` rows, say, instead of a subquery each).
+    static func columns(productName: String, groupName: String) -> String {
+        """
+        c.original_transaction_id, t.transaction_id, \(productName),
         t.purchase_date_ms, t.original_purchase_date_ms, t.expires_date_ms, t.cancellation_date_ms,
         t.is_trial_period, t.is_in_intro_offer_period, t.is_upgraded,
-        \(Schema.productName("t.group_name_rowid")), t.web_order_line_item_id, t.in_app_ownership_type,
+        \(groupName), t.web_order_line_item_id, t.in_app_ownership_type,
         t.app_account_token, t.environment, t.declared_product_type
         """
+    }
 
     /// Decodes the columns of ``selectColumns``, starting at column 0.
     init(row: some SQLStatement) {
