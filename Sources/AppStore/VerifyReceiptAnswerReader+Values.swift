@@ -111,8 +111,12 @@ extension VerifyReceiptAnswerReader {
             value = string.body.isEmpty ? nil : AppleJSONParser.text(string)
             return true
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
-            guard case .number(let number)? = json.integer(), let text = number.integerText else { return false }
-            value = text
+            // integer() accepted only digits without a leading zero (no sign, fraction or
+            // exponent) that fit in UInt64, so they are exactly the number's decimal text:
+            // taken as they are instead of printing the parsed value again.
+            let start = json.index
+            guard case .number? = json.integer() else { return false }
+            value = String(decoding: UnsafeBufferPointer(rebasing: json.bytes[start..<json.index]), as: UTF8.self)
             return true
         default:
             return isNull()
