@@ -3,7 +3,6 @@ with Python's `cryptography` (an implementation independent of the Swift one), c
 API and control API."""
 import base64
 import json
-import socket
 import subprocess
 import time
 import urllib.error
@@ -13,16 +12,11 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
+from ports import free_port
 
 KEY_ID = "SIMKEY0001"
 ISSUER_ID = "5a1e5a1e-0000-4000-8000-000000000001"
 BUNDLE_ID = "com.example.app"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def b64url(data: bytes) -> str:

@@ -32,14 +32,9 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from ports import free_port
 
 START_TIMEOUT = 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def config(listen: str, replicas, check_interval_ms: int = 500, spread: bool = False) -> str:

@@ -8,6 +8,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from ports import free_port
+
 SIGNATURE_TOLERANCE_S = 300
 
 
@@ -51,7 +53,8 @@ class Receiver:
         self.in_flight = 0
         self.max_in_flight = 0
         self._server = None
-        self.start(port)
+        # Not port 0: a receiver that goes down and comes back re-binds its port (ports.py).
+        self.start(port or free_port())
 
     def start(self, port: int = None):
         receiver = self
