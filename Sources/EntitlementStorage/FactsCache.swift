@@ -83,6 +83,10 @@ private struct StripeState: Sendable {
     }
 
     let capacity: Int
+    /// Keyed by String, whose equality is Unicode canonical equivalence: `zo\u{EB}` and
+    /// `zoe\u{308}` share a key though the store keeps them as two users (it compares bytes).
+    /// So a slot answers only the spelling it holds, byte for byte, and an insert for the other
+    /// spelling takes the slot over; the String key keeps the hit path's hash and comparison.
     var index: [String: Int] = [:]
     var slots: [Slot] = []
     var freeSlots: [Int] = []
@@ -95,7 +99,7 @@ private struct StripeState: Sendable {
 
     /// The user's cached facts (marking them recently used), or nil.
     mutating func lookup(_ userID: String) -> UserFacts? {
-        guard let slot = index[userID] else { return nil }
+        guard let slot = index[userID], slots[slot].userID.hasSameBytes(as: userID) else { return nil }
         slots[slot].referenced = true
         return slots[slot].facts
     }
@@ -103,6 +107,7 @@ private struct StripeState: Sendable {
     mutating func insert(_ facts: UserFacts, for userID: String, ifGeneration expected: UInt64) {
         guard capacity > 0, generation == expected else { return }
         if let slot = index[userID] {
+            slots[slot].userID = userID
             slots[slot].facts = facts
             return
         }
