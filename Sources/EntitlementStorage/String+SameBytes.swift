@@ -8,9 +8,14 @@ extension String {
     /// instructions, with the `user_facts` string table's).
     func hasSameBytes(as other: String) -> Bool {
         guard utf8.count == other.utf8.count else { return false }
-        let compared = utf8.withContiguousStorageIfAvailable { mine in
-            other.utf8.withContiguousStorageIfAvailable { theirs in mine.elementsEqual(theirs) }
-        }
-        return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
+        let compared = other.utf8.withContiguousStorageIfAvailable { hasSameBytes(as: UnsafeRawBufferPointer($0)) }
+        return compared ?? utf8.elementsEqual(other.utf8)
+    }
+
+    /// Whether `bytes` are exactly this string's UTF-8: a stored id read back from a row, compared
+    /// as the String overload compares two strings.
+    func hasSameBytes(as bytes: UnsafeRawBufferPointer) -> Bool {
+        guard utf8.count == bytes.count else { return false }
+        return utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? utf8.elementsEqual(bytes)
     }
 }

@@ -46,7 +46,7 @@ extension UserFacts {
         statement.bind(UserKey.of(userID), at: 1)
         defer { statement.reset() }
         guard try statement.step(),
-              statement.withBytes(at: 0, { $0.elementsEqual(userID.utf8) }) else { return nil }
+              statement.withBytes(at: 0, { userID.hasSameBytes(as: $0) }) else { return nil }
         return try? statement.withBytes(at: 1) { bytes throws(UserFactsRecord.Malformed) in
             try UserFactsRecord.decode(bytes)
         } ?? nil
