@@ -90,10 +90,7 @@ public final class HTTP2ClientSession {
     public func submitRequest(method: String, scheme: String = "http", authority: String,
                               path: String, headers: HTTPHeaders,
                               body: [UInt8]) throws(HTTP2Error) -> Int32 {
-        guard canSubmitRequests else {
-            throw HTTP2Error(
-                code: -1, description: "the connection accepts no new requests (GOAWAY or stream IDs spent)")
-        }
+        try ensureCanSubmit()
         var fields = HTTPHeaders()
         fields.reserveCapacity(headers.count + 4)
         fields.add(name: ":method", value: method)
@@ -101,34 +98,34 @@ public final class HTTP2ClientSession {
         fields.add(name: ":authority", value: authority)
         fields.add(name: ":path", value: path)
         for field in headers { fields.add(name: field.name, value: field.value) }
-        let id: Int32 = HeaderBlock.withNV(status: nil, fields) { nva, count in
-            guard !body.isEmpty else { return nghttp2_submit_request(session, nil, nva, count, nil, nil) }
-            var provider = nghttp2_data_provider()
-            provider.read_callback = HTTP2ClientCallbacks.readBody
-            return nghttp2_submit_request(session, nil, nva, count, &provider, nil)
-        }
-        guard id > 0 else {
-            throw HTTP2Error(code: id, description: String(cString: nghttp2_strerror(id)))
-        }
-        streams[id] = ClientStream(body: body)
-        return id
+        let id = HeaderBlock.withNV(status: nil, fields) { submit($0, $1, hasBody: !body.isEmpty) }
+        return try opened(id, body: body)
     }
 
     /// Queues a request whose head was laid out once (``HTTP2RequestHead``); otherwise as
     /// ``submitRequest(method:scheme:authority:path:headers:body:)``, which sends the same fields.
     public func submitRequest(_ head: HTTP2RequestHead, body: [UInt8]) throws(HTTP2Error) -> Int32 {
+        try ensureCanSubmit()
+        return try opened(submit(head.fields, head.count, hasBody: !body.isEmpty), body: body)
+    }
+
+    private func ensureCanSubmit() throws(HTTP2Error) {
         guard canSubmitRequests else {
             throw HTTP2Error(
                 code: -1, description: "the connection accepts no new requests (GOAWAY or stream IDs spent)")
         }
-        let id: Int32
-        if body.isEmpty {
-            id = nghttp2_submit_request(session, nil, head.fields, head.count, nil, nil)
-        } else {
-            var provider = nghttp2_data_provider()
-            provider.read_callback = HTTP2ClientCallbacks.readBody
-            id = nghttp2_submit_request(session, nil, head.fields, head.count, &provider, nil)
-        }
+    }
+
+    /// Hands nghttp2 a request's fields; a body is pulled later through the data provider.
+    private func submit(_ nva: UnsafePointer<nghttp2_nv>, _ count: Int, hasBody: Bool) -> Int32 {
+        guard hasBody else { return nghttp2_submit_request(session, nil, nva, count, nil, nil) }
+        var provider = nghttp2_data_provider()
+        provider.read_callback = HTTP2ClientCallbacks.readBody
+        return nghttp2_submit_request(session, nil, nva, count, &provider, nil)
+    }
+
+    /// The stream nghttp2 opened (`id`), now tracked with its body; nghttp2's error otherwise.
+    private func opened(_ id: Int32, body: [UInt8]) throws(HTTP2Error) -> Int32 {
         guard id > 0 else {
             throw HTTP2Error(code: id, description: String(cString: nghttp2_strerror(id)))
         }

@@ -115,19 +115,41 @@ struct PreparedBlocks {
     }
 
     private static func permanent(_ fields: [(String, String)]) -> Block {
-        let byteCount = fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
-        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: byteCount)
-        let nva = UnsafeMutablePointer<nghttp2_nv>.allocate(capacity: fields.count)
+        let layout = NVLayout(fields)
+        return Block(nva: UnsafePointer(layout.fields), count: layout.count)
+    }
+}
+
+/// Header fields laid out once as `nghttp2_nv` entries over one buffer holding every name and
+/// value, for a list sent many times (``PreparedBlocks``, ``HTTP2RequestHead``). The owner frees
+/// it (``deallocate()``) or keeps it for the process's life.
+struct NVLayout {
+    let fields: UnsafeMutablePointer<nghttp2_nv>
+    let count: Int
+    private let bytes: UnsafeMutablePointer<UInt8>
+
+    init(_ pairs: [(String, String)]) {
+        let byteCount = pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, byteCount))
+        let fields = UnsafeMutablePointer<nghttp2_nv>.allocate(capacity: pairs.count)
         var offset = 0
-        for (index, (name, value)) in fields.enumerated() {
-            let nameStart = bytes + offset
-            for byte in name.utf8 { bytes[offset] = byte; offset += 1 }
-            let valueStart = bytes + offset
-            for byte in value.utf8 { bytes[offset] = byte; offset += 1 }
-            (nva + index).initialize(to: nghttp2_nv(
-                name: nameStart, value: valueStart, namelen: name.utf8.count, valuelen: value.utf8.count,
+        func copy(_ text: String) -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
+            let begin = offset
+            for byte in text.utf8 { bytes[offset] = byte; offset += 1 }
+            return (bytes + begin, offset - begin)
+        }
+        for (index, (name, value)) in pairs.enumerated() {
+            let name = copy(name)
+            let value = copy(value)
+            (fields + index).initialize(to: nghttp2_nv(
+                name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
                 flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
         }
-        return Block(nva: UnsafePointer(nva), count: fields.count)
+        (self.fields, self.count, self.bytes) = (fields, pairs.count, bytes)
+    }
+
+    func deallocate() {
+        fields.deallocate()
+        bytes.deallocate()
     }
 }
