@@ -71,14 +71,14 @@ extension FactsRecorder {
             UPDATE transactions SET cancellation_date_ms = NULL
             WHERE transaction_id = ? AND cancellation_date_ms <= ? AND is_upgraded = 0
             """)
-        clear.bind(transactionID, at: 1)
+        DB.bindDecimalID(transactionID, at: 1, of: clear)
         clear.bind(reversedAtMs, at: 2)
         try clear.execute()
         let owner = try db.prepare("""
             SELECT u.user_id FROM transactions t JOIN chains c ON c.id = t.chain_rowid
             JOIN users u ON u.id = c.user_rowid WHERE t.transaction_id = ?
             """)
-        owner.bind(transactionID, at: 1)
+        DB.bindDecimalID(transactionID, at: 1, of: owner)
         defer { owner.reset() }
         return try owner.step() ? owner.string(at: 0) : nil
     }

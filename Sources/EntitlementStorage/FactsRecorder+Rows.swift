@@ -7,7 +7,7 @@ extension FactsRecorder {
 
     func storedTransaction(_ transactionID: String) throws -> (row: Int64, value: Transaction)? {
         let find = statements.storedTransaction
-        find.bind(transactionID, at: 1)
+        DB.bindDecimalID(transactionID, at: 1, of: find)
         defer { find.reset() }
         guard try find.step() else { return nil }
         return (find.int64(at: 16), Transaction(row: find))
@@ -40,7 +40,7 @@ extension FactsRecorder {
         let productRow = try productNameRow(transaction.productID)
         let groupRow = try productNameRow(transaction.subscriptionGroupIdentifier)
         let insert = statements.insertTransaction
-        insert.bind(transaction.transactionID, at: 1)
+        DB.bindDecimalID(transaction.transactionID, at: 1, of: insert)
         insert.bind(chainRow, at: 2)
         insert.bind(productRow, at: 3)
         insert.bind(transaction.purchaseDateMs, at: 4)
@@ -51,7 +51,7 @@ extension FactsRecorder {
         insert.bind(transaction.isInIntroOfferPeriod, at: 9)
         insert.bind(transaction.isUpgraded, at: 10)
         insert.bind(groupRow, at: 11)
-        insert.bind(transaction.webOrderLineItemID, at: 12)
+        DB.bindDecimalID(transaction.webOrderLineItemID, at: 12, of: insert)
         insert.bind(OwnershipTypeText.stored(transaction.inAppOwnershipType), at: 13)
         insert.bind(transaction.appAccountToken, at: 14)
         insert.bind(StorageCodes.code(transaction.environment), at: 15)
@@ -67,7 +67,7 @@ extension FactsRecorder {
         update.bind(transaction.cancellationDateMs, at: 2)
         update.bind(transaction.isUpgraded, at: 3)
         update.bind(groupRow, at: 4)
-        update.bind(transaction.webOrderLineItemID, at: 5)
+        DB.bindDecimalID(transaction.webOrderLineItemID, at: 5, of: update)
         update.bind(OwnershipTypeText.stored(transaction.inAppOwnershipType), at: 6)
         update.bind(transaction.appAccountToken, at: 7)
         update.bind(transaction.declaredProductType?.rawValue, at: 8)
@@ -156,14 +156,16 @@ extension FactsRecorder {
     }
 
     /// Binds an event row's eleven columns, in the order both event tables declare them; the
-    /// second column is the owner (a user row for history, a chain row while pending).
-    static func bind(_ event: HistoryEvent, owner: Int64, to statement: some SQLStatement) {
+    /// second column is the owner (a user row for history, a chain row while pending). The
+    /// transaction id (6) is bound as `transactions` keeps it, for the history insert's lookup;
+    /// the event tables' own TEXT columns store it as its text either way.
+    static func bind(_ event: HistoryEvent, owner: Int64, to statement: DB.Statement) {
         statement.bind(event.eventID, at: 1)
         statement.bind(owner, at: 2)
         statement.bind(StorageCodes.code(event.kind), at: 3)
         statement.bind(event.occurredAtMs, at: 4)
         statement.bind(event.productID, at: 5)
-        statement.bind(event.transactionID, at: 6)
+        DB.bindDecimalID(event.transactionID, at: 6, of: statement)
         statement.bind(event.originalTransactionID, at: 7)
         statement.bind(event.expiresAtMs, at: 8)
         statement.bind(StorageCodes.code(event.environment), at: 9)

@@ -30,4 +30,8 @@ extension PostgreSQL.Connection: StorageEngine {
     /// No lastval() round trip for it: callers take their general path instead.
     var insertedRowID: Int64? { nil }
     static let returningIDClause = " RETURNING id"
+    /// PostgreSQL's columns stay TEXT: the id as text.
+    static func bindDecimalID(_ id: String?, at index: Int32, of statement: Statement) {
+        statement.bind(id, at: index)
+    }
 }

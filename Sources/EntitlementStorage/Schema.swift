@@ -235,5 +235,6 @@ enum Schema {
         historyPointersMigration,
         productNamesMigration,
         userFactsByUserKeyMigration,
+        transactionsDecimalIDsMigration,
     ])
 }

@@ -27,6 +27,10 @@ protocol StorageEngine: SQLConnection {
     /// answers RETURNING from an ephemeral table it opens, fills and closes per statement (the
     /// user and chain inserts' were ~1.4 % of the server's CPU on distinct SubmitReceipt calls).
     static var returningIDClause: String { get }
+    /// Binds an Apple id bound for `transactions.transaction_id` or `web_order_line_item_id` (or
+    /// compared with the first) as that column keeps it (`transactions_decimal_ids`): a value of
+    /// one type never equals a value of the other, so every such statement binds through here.
+    static func bindDecimalID(_ id: String?, at index: Int32, of statement: Statement)
 }
 
 extension Connection: StorageEngine {
@@ -40,4 +44,12 @@ extension Connection: StorageEngine {
     static let isSharedByReplicas = false
     var insertedRowID: Int64? { lastInsertRowID }
     static let returningIDClause = ""
+    /// A canonical decimal id (``DecimalText``) as its INTEGER, anything else as text.
+    static func bindDecimalID(_ id: String?, at index: Int32, of statement: Statement) {
+        if let id, let value = DecimalText.value(id) {
+            statement.bind(Int64(value), at: index)
+        } else {
+            statement.bind(id, at: index)
+        }
+    }
 }

@@ -83,14 +83,15 @@ final class OwnershipTypeTextTests: StoreTestCase {
         XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), Int64(Schema.migrator.latestVersion))
         for (index, (_, stored)) in table.enumerated() {
             let select = try db.prepare("SELECT id, in_app_ownership_type FROM transactions WHERE transaction_id = ?")
-            select.bind("\(1000 + index)", at: 1)
+            Connection.bindDecimalID("\(1000 + index)", at: 1, of: select)
             XCTAssertTrue(try select.step())
             XCTAssertEqual(select.int64(at: 0), Int64(10 + index), "row id kept")
             XCTAssertEqual(select.optionalString(at: 1), stored, "transaction \(1000 + index)")
             select.reset()
         }
         XCTAssertEqual(try db.scalarString(
-            "SELECT in_app_ownership_type FROM transactions WHERE transaction_id = '2000'"), "F")
+            "SELECT in_app_ownership_type FROM transactions WHERE transaction_id = 2000"), "F",
+            "a canonical decimal id is stored as an integer (migration 20)")
         XCTAssertEqual(try db.scalarInt64(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'transactions_by_chain'"), 1)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
