@@ -62,7 +62,7 @@ public final class HTTP2ServerSession {
 
     let session: OpaquePointer
     let limits: HTTP2Limits
-    var incoming: [Int32: IncomingStream] = [:]
+    var incoming = StreamTable<IncomingStream>()
     /// The stream ``withIncomingStream(_:_:)`` found last: a request's header fields and its
     /// body arrive one after another, so most callbacks find their stream without hashing its
     /// id. Unretained (``incoming`` keeps it alive), so using it costs no retain and release;
@@ -70,7 +70,7 @@ public final class HTTP2ServerSession {
     private var lastIncoming: (id: Int32, stream: Unmanaged<IncomingStream>)?
     /// Long header strings this connection sent recently (its `:path`, its `user-agent`).
     var recentStrings = RecentHeaderStrings()
-    var outgoing: [Int32: OutgoingBody] = [:]
+    var outgoing = StreamTable<OutgoingBody>()
     var events: [HTTP2Event] = []
     var clientStreamIDs = ClientStreamIDs()
     /// Bytes the provider took from streamed bodies since ``takeDrained()``, per stream.

@@ -35,7 +35,7 @@ final class Connection: TimeoutWheelMember {
     /// (``closeLingering()``): until then, or until the peer closes, its bytes are read and dropped.
     var lingeringUntil: ContinuousClock.Instant?
     /// Requests handed to the service and not yet answered, by stream (0 for HTTP/1.1).
-    var pending: [Int32: StreamResponseWriter] = [:]
+    var pending = StreamTable<StreamResponseWriter>()
     /// Storage handed back and forth with the HTTP/2 session for each read's events
     /// (``HTTP2ServerSession/takeEvents(into:)``), so reads allocate no event buffers.
     private var http2Events: [HTTP2Event] = []

@@ -98,7 +98,7 @@ struct ConnectionTimeoutRulesTests {
             let busy = connection.timeoutCheck(now: Self.seconds(t, 301))
             #expect(busy.due == [])
             #expect(busy.next == Self.seconds(t, 301))
-            connection.pending = [:]
+            connection.pending.removeAll()
 
             connection.closingGracefully = true
             let draining = connection.timeoutCheck(now: Self.seconds(t, 1))
