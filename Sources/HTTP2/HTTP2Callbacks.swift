@@ -86,11 +86,7 @@ enum HTTP2Callbacks {
         let id = frame.pointee.hd.stream_id
         return withOwner(userData) { session in
             guard let stream = session.removeIncoming(id) else { return 0 }
-            let request = HTTPRequest(
-                version: .http2, method: stream.method, path: stream.path, headers: stream.headers,
-                body: stream.body, bodyLimitExceeded: stream.bodyLimitExceeded,
-                headerLimitExceeded: stream.headerLimitExceeded)
-            session.events.append(.request(streamID: id, request))
+            session.events.append(.request(streamID: id, stream.takeRequest()))
             return 0
         }
     }
