@@ -16,6 +16,31 @@ extension String {
     /// as the String overload compares two strings.
     func hasSameBytes(as bytes: UnsafeRawBufferPointer) -> Bool {
         guard utf8.count == bytes.count else { return false }
-        return utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? utf8.elementsEqual(bytes)
+        let compared = utf8.withContiguousStorageIfAvailable { UnsafeRawBufferPointer($0).hasSameBytes(as: bytes) }
+        return compared ?? utf8.elementsEqual(bytes)
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether the two buffers hold the same bytes, eight at a time.
+    ///
+    /// Even over two raw buffers the generic `elementsEqual` steps through iterators byte by
+    /// byte: ~550 instructions for the 16-27 byte ids the writer compares ~40 times per
+    /// distinct SubmitReceipt (callgrind of b99a144: 1.4 % of the server's instructions).
+    func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        guard count == other.count else { return false }
+        guard count > 0, let lhs = baseAddress, let rhs = other.baseAddress else { return true }
+        var offset = 0
+        while offset + 8 <= count {
+            guard lhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == rhs.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard lhs.load(fromByteOffset: offset, as: UInt8.self) == rhs.load(fromByteOffset: offset, as: UInt8.self)
+            else { return false }
+            offset += 1
+        }
+        return true
     }
 }

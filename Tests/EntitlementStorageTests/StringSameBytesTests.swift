@@ -34,4 +34,20 @@ final class StringSameBytesTests: XCTestCase {
             }
         }
     }
+
+    /// One byte different at each position of ids 1-40 bytes long: the eight-byte words and the
+    /// byte-wise tail each see a difference in their first, middle and last byte.
+    func testADifferenceAtAnyPositionIsSeen() {
+        for length in 1...40 {
+            let id = String(String("1000000123456789abcdefghijklmnopqrstuvwxyzABCDEF".prefix(length)))
+            XCTAssertTrue(id.hasSameBytes(as: String(id.utf8.map { Character(Unicode.Scalar($0)) })))
+            for position in 0..<length {
+                var bytes = Array(id.utf8)
+                bytes[position] ^= 0x01
+                XCTAssertFalse(id.hasSameBytes(as: String(decoding: bytes, as: UTF8.self)), "\(length) at \(position)")
+                let other = bytes
+                XCTAssertFalse(other.withUnsafeBytes { id.hasSameBytes(as: $0) }, "\(length) at \(position), raw")
+            }
+        }
+    }
 }
