@@ -48,11 +48,10 @@ public struct VerifyReceiptRequest: Sendable, Hashable {
     static func appendQuoted(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         let utf8 = string.utf8
-        let needsEscaping: (UInt8) -> Bool = { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
         // A native string's bytes are contiguous: one scan and one bulk copy of the receipt
         // instead of the generic UTF8View walk, which showed in SubmitReceipt's profile.
         let copiedInBulk = utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard !bytes.contains(where: needsEscaping) else { return false }
+            guard isPlainASCII(bytes) else { return false }
             out.append(contentsOf: bytes)
             return true
         }
@@ -75,5 +74,28 @@ public struct VerifyReceiptRequest: Sendable, Hashable {
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `bytes` are ASCII with nothing to escape, eight bytes per step: a byte-wise
+    /// `contains(where:)` cost ~5 instructions a byte, 20 k per 4 KB receipt (1.3 % of a distinct
+    /// SubmitReceipt's instructions). A byte above 0x7F, which needs no escaping either, also
+    /// says false; such a string takes the byte loop, which copies it unchanged.
+    static func isPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            guard !AppleJSONParser.hasSpecialByte(word) else { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else {
+                return false
+            }
+            index += 1
+        }
+        return true
     }
 }
