@@ -38,6 +38,12 @@ struct ReceiptUnion {
             }
             fromThisSource[transaction.transactionID] = transaction
         }
+        // The first source with entries is the union so far as it stands: taken whole instead
+        // of hashed again, one id at a time, into an empty dictionary.
+        guard !transactions.isEmpty else {
+            transactions = fromThisSource
+            return
+        }
         transactions.reserveCapacity(transactions.count + fromThisSource.count)
         transactions.merge(fromThisSource) { _, newer in newer }
     }
