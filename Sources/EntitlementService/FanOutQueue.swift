@@ -40,14 +40,14 @@ final class FanOutQueue: @unchecked Sendable {
         usleep(500_000)
     }
 
-    /// Blocks until there is work: the queued jobs, and whether changes past `position` were
-    /// committed. Nil once stopping and every queued job has been handed out.
-    func next(position: Int64) -> ([@Sendable () -> Void], Bool)? {
+    /// Blocks until there is work: the queued jobs, and the newest committed sequence if it is
+    /// past `position` (else nil). Nil once stopping and every queued job has been handed out.
+    func next(position: Int64) -> (jobs: [@Sendable () -> Void], committed: Int64?)? {
         lock.withLock {
             while jobs.isEmpty && newestCommitted <= position && !stopping { lock.wait() }
             if stopping && jobs.isEmpty { return nil }
             defer { jobs.removeAll() }
-            return (jobs, !stopping && newestCommitted > position)
+            return (jobs, !stopping && newestCommitted > position ? newestCommitted : nil)
         }
     }
 }

@@ -36,6 +36,21 @@ final class ChangeFanOutTests: XCTestCase {
         XCTAssertEqual(harness.fanOut.watchersConnected, 1)
     }
 
+    /// Commits with nobody watching move the fan-out's position without a single log read; a
+    /// watcher that comes later replays them all and then gets the live ones.
+    func testCommitsWithNobodyLiveAreNotReadByTheFanOut() async throws {
+        let harness = try started(2)
+        for _ in 0..<7 { harness.log.append(user: "u", .active) }
+        try await eventually("position at the newest") { harness.fanOut.state.withLock { $0.position } == 7 }
+        XCTAssertEqual(harness.log.state.withLock { $0.reads }, 0)
+        let watcher = harness.watch(after: ChangeCursor.encode(2))
+        try await eventually("live") { liveCount(harness) == 1 }
+        for _ in 0..<3 { harness.log.append(user: "u", .active) }
+        try await eventually("every change after 2") { watcher.messages.count >= 8 }
+        try await Task.sleep(for: .milliseconds(50))
+        XCTAssertEqual(watcher.sequences, Array(3...10))
+    }
+
     /// Pages of 2 and commits racing the replay: the seam must neither skip nor repeat.
     func testResumeReplaysThenJoinsLiveWithNoGapAndNoDuplicate() async throws {
         let harness = try started(2)

@@ -15,12 +15,15 @@ final class ScriptedChangeLog: EntitlementChangeLog {
         var latest: Int64 = 0
         var oldestRetained: Int64 = 1
         var observers: [@Sendable (Int64) -> Void] = []
+        /// `changes(after:)` calls so far, by whom: the fan-out's own reads have no user filter.
+        var reads = 0
     }
     let state = Mutex(State())
 
     func changes(after sequence: Int64, userID: String?, limit: Int) throws -> [EntitlementChange] {
         state.withLock { state in
-            Array(state.changes.lazy.filter { $0.sequence > sequence && (userID == nil || $0.userID == userID) }
+            state.reads += 1
+            return Array(state.changes.lazy.filter { $0.sequence > sequence && (userID == nil || $0.userID == userID) }
                 .prefix(limit))
         }
     }
