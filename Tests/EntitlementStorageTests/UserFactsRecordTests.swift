@@ -185,3 +185,22 @@ private struct SeededRandom {
         return z ^ (z >> 31)
     }
 }
+
+/// The record's string table: each byte sequence once, canonically equivalent spellings apart.
+struct UserFactsRecordStringTableTests {
+    @Test func eachByteSequenceIsStoredOnce() throws {
+        let products = ["é", "e\u{301}", "é", "e\u{301}", "pro.monthly", "pro.monthly"]
+        let facts = UserFacts(transactions: products.enumerated().map { offset, product in
+            Transaction(transactionID: "tx\(offset)", originalTransactionID: "chain", productID: product,
+                        purchaseDateMs: Int64(offset))
+        })
+        let bytes = UserFactsRecord.encode(facts)
+        // version, then the string count (a one-byte varint here): 6 transaction ids, "chain",
+        // and the three distinct product spellings.
+        #expect(bytes[0] == UserFactsRecord.version)
+        #expect(bytes[1] == 6 + 1 + 3)
+        let decoded = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
+        let transactions = try #require(decoded).transactions
+        #expect(transactions.map { Array($0.productID.utf8) } == products.map { Array($0.utf8) })
+    }
+}
