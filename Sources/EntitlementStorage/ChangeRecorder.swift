@@ -38,17 +38,17 @@ final class ChangeRecorder<DB: StorageEngine> {
     /// `readFacts`, so the writer can build the user's record from them instead of reading the
     /// same rows again before COMMIT.
     func recordChanges(
-        of userIDs: Set<String>, nowMs: Int64, addedEvents: [(owner: Int64, event: HistoryEvent)],
-        readFacts: inout [String: UserFacts]
+        of userIDs: Set<ExactID>, nowMs: Int64, addedEvents: [(owner: Int64, event: HistoryEvent)],
+        readFacts: inout [ExactID: UserFacts]
     )
         throws -> Int
     {
         var appended = 0
-        for userID in userIDs.sorted() {
-            guard let userRow = try userRow(userID) else { continue }
+        for user in userIDs.sorted() {
+            guard let userRow = try userRow(user.text) else { continue }
             let before = try heads(userRow: userRow)
-            let facts = try UserFacts.readTables(statements.userFacts, userID: userID)
-            readFacts[userID] = facts
+            let facts = try UserFacts.readTables(statements.userFacts, userID: user.text)
+            readFacts[user] = facts
             let after = EntitlementRules.entitlements(for: facts, at: .now(nowMs), catalog: catalog)
             for transition in EntitlementTransitions.between(before: before, after: after) {
                 let chainID = transition.entitlement.originalTransactionID

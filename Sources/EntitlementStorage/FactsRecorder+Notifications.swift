@@ -13,7 +13,7 @@ extension FactsRecorder {
     /// are recorded first, so a cancellation in the same notification is judged against them.
     /// Events derived from its transactions carry its Apple type; the event of a happening it
     /// confirms (reported first by a receipt or another notification) gets the type in place.
-    func apply(_ notification: NotificationWrite, affectedUsers: inout Set<String>) throws
+    func apply(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>) throws
         -> NotificationOutcome {
         namesStoredThisWrite.removeAll(keepingCapacity: true)
         if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
@@ -24,27 +24,27 @@ extension FactsRecorder {
             return NotificationOutcome(duplicate: true)
         }
         var outcome = NotificationOutcome()
-        var owners = Set<String>()
+        var owners = Set<ExactID>()
         for transactionID in notification.reversedRefunds {
             if let owner = try reverseRefund(of: transactionID, at: notification.signedDateMs) {
-                owners.insert(owner)
+                owners.insert(ExactID(owner))
             }
         }
 
-        var chains: [String: StoredChain] = [:]
+        var chains: [ExactID: StoredChain] = [:]
         let chainIDs = notification.transactions.map(\.originalTransactionID)
             + notification.renewalInfos.map(\.originalTransactionID)
             + notification.events.map(\.originalTransactionID)
-        for chainID in chainIDs where chains[chainID] == nil {
+        for chainID in chainIDs where chains[ExactID(chainID)] == nil {
             let chain = try findChain(chainID)
                 ?? StoredChain(row: try insertChain(chainID, userRow: nil, now: now))
-            if let ownerID = chain.ownerID { owners.insert(ownerID) }
-            chains[chainID] = chain
+            if let ownerID = chain.ownerID { owners.insert(ExactID(ownerID)) }
+            chains[ExactID(chainID)] = chain
         }
         for transaction in notification.transactions {
-            let (chainID, chain) = chains[chains.index(forKey: transaction.originalTransactionID)!]
-            let stored = try store(transaction, chainRow: chain.row, chainID: chainID, source: notification.source,
-                                   notification: notification.report)
+            let (chainKey, chain) = chains[chains.index(forKey: ExactID(transaction.originalTransactionID))!]
+            let stored = try store(transaction, chainRow: chain.row, chainID: chainKey.text,
+                                   source: notification.source, notification: notification.report)
             if stored.isNew { outcome.newTransactions += 1 }
             for event in stored.events where try insert(event, into: chain, target: stored.target) {
                 outcome.newEvents += 1
@@ -53,12 +53,12 @@ extension FactsRecorder {
         }
         try recordUpgrade(notification, chains: chains, outcome: &outcome)
         for info in notification.renewalInfos {
-            try upsert(info, chainRow: chains[info.originalTransactionID]!.row)
+            try upsert(info, chainRow: chains[ExactID(info.originalTransactionID)]!.row)
         }
-        for event in notification.events where try insert(event, into: chains[event.originalTransactionID]!) {
+        for event in notification.events where try insert(event, into: chains[ExactID(event.originalTransactionID)]!) {
             outcome.newEvents += 1
         }
-        outcome.ownerUserIDs = owners.sorted()
+        outcome.ownerUserIDs = owners.sorted().map(\.text)
         affectedUsers.formUnion(owners)
         return outcome
     }
@@ -66,13 +66,13 @@ extension FactsRecorder {
     /// Records the PRODUCT_CHANGE of a V2 upgrade against the plan it replaced, found among
     /// the chain's stored transactions (``HistoryDerivation/upgrade(to:chain:source:notification:)``),
     /// or names it when a receipt or V1 CANCEL recorded it first.
-    private func recordUpgrade(_ notification: NotificationWrite, chains: [String: StoredChain],
+    private func recordUpgrade(_ notification: NotificationWrite, chains: [ExactID: StoredChain],
                                outcome: inout NotificationOutcome) throws {
         guard let report = notification.report, report.happening == .upgrade,
               let newPlan = notification.transactions.first(where: {
                   $0.transactionID == report.subjectTransactionID
               }),
-              let chain = chains[newPlan.originalTransactionID],
+              let chain = chains[ExactID(newPlan.originalTransactionID)],
               let upgrade = HistoryDerivation.upgrade(
                   to: newPlan, chain: try storedTransactions(chainRow: chain.row),
                   source: notification.source, notification: report)

@@ -11,11 +11,12 @@ extension FactsRecorder {
     /// together with every change to its user's facts, and is never older than the tables.
     /// `known` must hold only facts read (``UserFacts/readTables(_:userID:)``) after the last
     /// change to that user in this transaction; the writer keeps each successful write's.
-    func refreshRecords(for userIDs: some Sequence<String>, known: [String: UserFacts] = [:]) throws {
+    func refreshRecords(for userIDs: some Sequence<ExactID>, known: [ExactID: UserFacts] = [:]) throws {
         let tables = statements.userFactsFromTables
         let upsert = statements.upsertUserFactsRecord
-        for userID in userIDs {
-            let facts = try known[userID] ?? UserFacts.readTables(tables, userID: userID)
+        for user in userIDs {
+            let userID = user.text
+            let facts = try known[user] ?? UserFacts.readTables(tables, userID: userID)
             upsert.bind(UserKey.of(userID), at: 1)
             upsert.bind(userID, at: 2)
             upsert.bind(blob: UserFactsRecord.encode(facts), at: 3)

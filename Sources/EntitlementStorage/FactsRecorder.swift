@@ -33,7 +33,7 @@ final class FactsRecorder<DB: StorageEngine> {
     }
 
     /// Applies `write`; adds every user whose facts or history changed to `affectedUsers`.
-    func record(_ write: FactsWrite, affectedUsers: inout Set<String>) throws -> WriteOutcome {
+    func record(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
         namesStoredThisWrite.removeAll(keepingCapacity: true)
         let now = clock()
         let userRow = try userRowID(write.userID, now: now)
@@ -41,27 +41,27 @@ final class FactsRecorder<DB: StorageEngine> {
         if let sourceID = write.sourceID {
             outcome.alreadyProcessed = try markProcessed(write.source, sourceID, userRow: userRow, now: now)
         }
-        affectedUsers.insert(write.userID)
+        affectedUsers.insert(ExactID(write.userID))
 
-        var chainRows: [String: Int64] = [:]
+        var chainRows: [ExactID: Int64] = [:]
         let chainIDs = write.transactions.map(\.originalTransactionID)
             + write.renewalInfos.map(\.originalTransactionID)
-        for chainID in chainIDs where chainRows[chainID] == nil {
-            let sample = write.transactions.first { $0.originalTransactionID == chainID }
-            chainRows[chainID] = try claimChain(chainID, for: write, userRow: userRow, sample: sample,
+        for chainID in chainIDs where chainRows[ExactID(chainID)] == nil {
+            let sample = write.transactions.first { $0.originalTransactionID.hasSameBytes(as: chainID) }
+            chainRows[ExactID(chainID)] = try claimChain(chainID, for: write, userRow: userRow, sample: sample,
                                                 now: now, affectedUsers: &affectedUsers,
                                                 outcome: &outcome)
         }
         for transaction in write.transactions {
-            let chain = chainRows[chainRows.index(forKey: transaction.originalTransactionID)!]
-            let stored = try store(transaction, chainRow: chain.value, chainID: chain.key, source: write.source)
+            let chain = chainRows[chainRows.index(forKey: ExactID(transaction.originalTransactionID))!]
+            let stored = try store(transaction, chainRow: chain.value, chainID: chain.key.text, source: write.source)
             if stored.isNew { outcome.newTransactions += 1 }
             for event in stored.events where try insert(event, userRow: userRow, target: stored.target) {
                 outcome.newEvents += 1
             }
         }
         for info in write.renewalInfos {
-            try upsert(info, chainRow: chainRows[info.originalTransactionID]!)
+            try upsert(info, chainRow: chainRows[ExactID(info.originalTransactionID)]!)
         }
         return outcome
     }
@@ -101,7 +101,7 @@ final class FactsRecorder<DB: StorageEngine> {
     /// events join the user's history in this same transaction.
     private func claimChain(
         _ chainID: String, for write: FactsWrite, userRow: Int64, sample: Transaction?, now: Int64,
-        affectedUsers: inout Set<String>, outcome: inout WriteOutcome
+        affectedUsers: inout Set<ExactID>, outcome: inout WriteOutcome
     ) throws -> Int64 {
         guard let chain = try findChain(chainID) else {
             return try insertChain(chainID, userRow: userRow, now: now)
@@ -122,7 +122,7 @@ final class FactsRecorder<DB: StorageEngine> {
             toUserID: write.userID, occurredAtMs: now,
             environment: sample?.environment ?? .production, source: write.source)
         if try insert(transfer, userRow: ownerRow) { outcome.newEvents += 1 }
-        affectedUsers.insert(ownerID)
+        affectedUsers.insert(ExactID(ownerID))
         return chain.row
     }
 }

@@ -145,7 +145,7 @@ public final class PostgresEntitlementStore: EntitlementRepository, CoreBackedSt
     }
 
     /// NOTIFYs inside the writer's transaction: delivered at COMMIT, never for a rollback.
-    private static func publish(_ db: PostgreSQL.Connection, replicaID: String, users: Set<String>?,
+    private static func publish(_ db: PostgreSQL.Connection, replicaID: String, users: [String]?,
                                 latestSequence: Int64?) throws {
         if users.map({ !$0.isEmpty }) ?? true {
             for payload in ReplicaNotification.usersPayloads(

@@ -20,7 +20,7 @@ struct ReplicaNotification: Equatable {
     }
 
     /// The (channel, payload) pairs announcing `users` (`nil`: everyone), each under `maxBytes`.
-    static func usersPayloads(replicaID: String, users: Set<String>?, maxBytes: Int) -> [String] {
+    static func usersPayloads(replicaID: String, users: [String]?, maxBytes: Int) -> [String] {
         let header = replicaID + "\n"
         guard let users,
               !users.contains(where: { $0.contains("\n") || $0 == "*" || header.utf8.count + $0.utf8.count > maxBytes })

@@ -5,11 +5,11 @@
 /// append, not an insert into the middle of the table that splits a page half empty.
 struct UsersInFirstSeenOrder {
     /// The same users as ``inOrder``, for membership and cache invalidation.
-    private(set) var users = Set<String>()
-    private(set) var inOrder: [String] = []
+    private(set) var users = Set<ExactID>()
+    private(set) var inOrder: [ExactID] = []
 
     /// Adds the users one write touched; those already present keep their place.
-    mutating func add(_ touched: Set<String>) {
+    mutating func add(_ touched: Set<ExactID>) {
         for user in touched where users.insert(user).inserted { inOrder.append(user) }
     }
 }

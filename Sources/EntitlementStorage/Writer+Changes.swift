@@ -130,7 +130,7 @@ extension Writer {
 
     /// Hands the transaction's affected users and, when it appended changes, the newest
     /// sequence to ``publish`` (inside the transaction, before COMMIT).
-    func publishCommit(users: Set<String>) throws {
+    func publishCommit(users: [String]) throws {
         guard let publish else { return }
         let appended = appendedChanges.values.contains { $0 > 0 }
         guard !users.isEmpty || appended else { return }

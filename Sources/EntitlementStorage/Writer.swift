@@ -42,7 +42,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
     /// Runs inside each write transaction, before COMMIT, with the users whose facts it changed
     /// (`nil`: possibly anyone, after a seed) and the newest change sequence when it appended
     /// changes. PostgreSQL's NOTIFY to the other replicas, delivered only if the COMMIT is.
-    typealias Publish = (_ db: DB, _ users: Set<String>?, _ latestSequence: Int64?) throws -> Void
+    typealias Publish = (_ db: DB, _ users: [String]?, _ latestSequence: Int64?) throws -> Void
     let publish: Publish?
     /// Whether the timed work (due changes at their instant, pruning, the baseline) runs here:
     /// with several replicas on one database only the lease holder's writer does it
@@ -55,7 +55,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
     var appendedChanges: [String: Int] = [:]
     /// The facts the change recorder read after each successful write of the open batch, by
     /// user (the latest write's): the `user_facts` records are built from them before COMMIT.
-    var batchFacts: [String: UserFacts] = [:]
+    var batchFacts: [ExactID: UserFacts] = [:]
     /// The due pass's lag in the open transaction, reported after COMMIT.
     var pendingDueLagSeconds: Double?
     /// The earliest due instant of any head, refreshed after every commit: the timer's alarm.
@@ -141,7 +141,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                 // Time first: a change that was due before these facts arrived is not theirs.
                 try recordDueChanges()
                 answers = try batch.map { job in
-                    var jobAffected = Set<String>()
+                    var jobAffected = Set<ExactID>()
                     let answer = try record(job, affectedUsers: &jobAffected, isolated: isolatingEachWrite)
                     if answer.succeeded {
                         affected.add(jobAffected)
@@ -150,7 +150,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                     return answer.resume
                 }
                 try recorder.refreshRecords(for: affected.inOrder, known: batchFacts)
-                try publishCommit(users: affected.users)
+                try publishCommit(users: affected.inOrder.map(\.text))
             }
             committed = true
         } catch is WriteFailedWithoutSavepoint {
@@ -181,14 +181,14 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                 onCommit(batch.count, elapsed.inSeconds)
             }
         }
-        cache.invalidate(affected.users)
+        cache.invalidate(affected.inOrder.lazy.map(\.text))
         if committed { changesCommitted() }
         for answer in answers { answer() }
     }
 
     /// The changes the job just recorded made, derived in its savepoint so they commit or
     /// roll back with it; the users' facts read for it go into `facts`.
-    private func recordChanges(of users: Set<String>, facts: inout [String: UserFacts]) throws -> Int {
+    private func recordChanges(of users: Set<ExactID>, facts: inout [ExactID: UserFacts]) throws -> Int {
         defer { recorder.addedEvents = [] }
         return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents,
                                          readFacts: &facts)
@@ -196,7 +196,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
 
     /// Keeps the facts a write that committed to its savepoint left its users with (a failed
     /// write's were rolled back with it, so they are dropped).
-    private func keep(_ facts: [String: UserFacts], if succeeded: Bool) {
+    private func keep(_ facts: [ExactID: UserFacts], if succeeded: Bool) {
         guard succeeded else { return }
         batchFacts.merge(facts) { _, newer in newer }
     }
@@ -206,13 +206,13 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
     ///
     /// Throws (aborting the batch) when the write failed for a reason that is not its own, see
     /// ``abortsBatch(_:)``, or failed at all when not `isolated`.
-    private func record(_ job: WriteJob<DB>, affectedUsers: inout Set<String>, isolated: Bool) throws
+    private func record(_ job: WriteJob<DB>, affectedUsers: inout Set<ExactID>, isolated: Bool) throws
         -> (succeeded: Bool, resume: () -> Void) {
         recorder.addedEvents = []
         switch job {
         case let .write(write, continuation):
             var appended = 0
-            var facts: [String: UserFacts] = [:]
+            var facts: [ExactID: UserFacts] = [:]
             let answer = try answer(continuation, failing: "recording facts", isolated: isolated) {
                 let outcome = try recorder.record(write, affectedUsers: &affectedUsers)
                 appended = try recordChanges(of: affectedUsers, facts: &facts)
@@ -223,7 +223,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
             return answer
         case let .notification(notification, continuation):
             var appended = 0
-            var facts: [String: UserFacts] = [:]
+            var facts: [ExactID: UserFacts] = [:]
             let answer = try answer(continuation, failing: "recording a notification", isolated: isolated) {
                 let outcome = try recorder.apply(notification, affectedUsers: &affectedUsers)
                 appended = try recordChanges(of: affectedUsers, facts: &facts)
@@ -256,7 +256,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
                 try db.transaction(beginning: DB.beginWrite) {
                     var affected = UsersInFirstSeenOrder()
                     for write in writes[start..<end] {
-                        var written = Set<String>()
+                        var written = Set<ExactID>()
                         _ = try recorder.record(write, affectedUsers: &written)
                         recorder.addedEvents = []
                         affected.add(written)

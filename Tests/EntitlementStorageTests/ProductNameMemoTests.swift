@@ -17,7 +17,7 @@ final class ProductNameMemoTests: StoreTestCase {
         let (db, recorder) = try recorder()
         defer { db.close() }
         let write = Fixture.receipt("alice", [Fixture.subscription("t1", chain: "t1", product: "p.new")])
-        var users = Set<String>()
+        var users = Set<ExactID>()
         try db.execute("BEGIN IMMEDIATE")
         _ = try recorder.record(write, affectedUsers: &users)
         try db.execute("ROLLBACK")
@@ -39,7 +39,7 @@ final class ProductNameMemoTests: StoreTestCase {
             Fixture.subscription("t2", chain: "t1", product: "K.monthly", purchasedAt: 1_702_600_000_000),
             Fixture.subscription("t3", chain: "t3", product: "\u{212A}.monthly"),
         ])
-        var users = Set<String>()
+        var users = Set<ExactID>()
         try db.execute("BEGIN IMMEDIATE")
         _ = try recorder.record(write, affectedUsers: &users)
         try db.execute("COMMIT")

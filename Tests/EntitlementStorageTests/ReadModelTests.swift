@@ -41,6 +41,29 @@ final class ReadModelTests: StoreTestCase {
         await store.close()
     }
 
+    /// A transfer between `zo\u{EB}` and `zoe\u{308}` (canonically equivalent Strings, two users
+    /// in the store) changes both in one write. With the writer's affected users a Set<String>,
+    /// the two merged: only the new owner's record was rebuilt (and her facts read back), so the
+    /// old owner kept the transferred chain in her record, and a miss answered her with it.
+    func testATransferBetweenCanonicallyEquivalentIDsRefreshesBothRecords() async throws {
+        let composed = "zo\u{EB}", decomposed = "zoe\u{308}"
+        var store = try openStore()
+        _ = try await store.write(Fixture.receipt(composed, [Fixture.subscription("1000", chain: "1000")]))
+        XCTAssertEqual(transactionIDs(try store.facts(userID: composed)), ["1000"], "cached before the transfer")
+        _ = try await store.write(Fixture.receipt(decomposed, [Fixture.subscription("1000", chain: "1000")]))
+        for name in [composed, decomposed] {
+            XCTAssertEqual(try record(name), try tables(name), "\(name.unicodeScalars.count) scalars")
+        }
+        XCTAssertEqual(try record(composed)?.transactions.count, 0, "the old owner's record lost the chain")
+        XCTAssertEqual(transactionIDs(try store.facts(userID: composed)), [], "old owner, after the write")
+        XCTAssertEqual(transactionIDs(try store.facts(userID: decomposed)), ["1000"], "new owner")
+        await store.close()
+        store = try openStore()  // an empty cache: every answer comes from the records
+        XCTAssertEqual(transactionIDs(try store.facts(userID: composed)), [])
+        XCTAssertEqual(transactionIDs(try store.facts(userID: decomposed)), ["1000"])
+        await store.close()
+    }
+
     /// The writer builds records from the facts each write's change recording read, keeping the
     /// last successful write's per user; a write refused in the same batch must not leave its view.
     /// A resubmitted receipt changes no fact, so its commit changes no page (another connection's

@@ -1,0 +1,35 @@
+/// An id as the store keys it: its UTF-8 bytes, compared and hashed as SQL's `=` and the
+/// tables' unique indexes compare text.
+///
+/// Swift's `String` equality and hashing accept canonically equivalent spellings
+/// (`zo\u{EB}` and `zoe\u{308}`), which the store keeps as two users (or two chains). A
+/// `Set<String>` or `[String: …]` of ids merges them, and the writer then refreshes, announces or
+/// reads the facts of one of them for both: one user answered from a stale `user_facts` record,
+/// or from the other's facts. Every set or dictionary of ids the writer holds is keyed by this.
+struct ExactID: Hashable, Comparable, CustomStringConvertible {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+
+    var description: String { text }
+
+    static func == (lhs: ExactID, rhs: ExactID) -> Bool {
+        lhs.text.hasSameBytes(as: rhs.text)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }
+        if hashed == nil {
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
+    }
+
+    /// Byte order (for ids in NFC, the order of their scalars; for ASCII, String's order).
+    static func < (lhs: ExactID, rhs: ExactID) -> Bool {
+        lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
+    }
+}
