@@ -29,7 +29,7 @@ struct HoldRun {
     let count: Int
     let intervalNs: UInt64
     let durationNs: UInt64
-    let head: HTTP2RequestHead
+    let heads: RequestHeads
     let bodies: [[UInt8]]
     var picker: UserPicker
 
@@ -76,7 +76,8 @@ struct HoldRun {
                 issued += 1
                 guard let connection = connections[index], connection.inFlight == 0 else { continue }
                 do {
-                    try connection.submit(body: bodies[picker.next()], head: head, now: now)
+                    let body = bodies[picker.next()]
+                    try connection.submit(body: body, head: heads.head(forBodyLength: body.count), now: now)
                     try connection.flush()
                 } catch {
                     drop(index, &connections, epollFD, &result)

@@ -16,8 +16,8 @@ struct LoadRun {
         var streams: Int
         var warmupNs: UInt64
         var durationNs: UInt64
-        /// The request head every request sends (laid out once).
-        var head: HTTP2RequestHead
+        /// The request heads, laid out once.
+        var heads: RequestHeads
         var serverPID: Int32?
     }
 
@@ -95,7 +95,8 @@ struct LoadRun {
     /// Refills the connection to `streams` requests in flight and writes them.
     private mutating func topUp(_ connection: LoadConnection, now: UInt64) throws {
         while connection.inFlight < settings.streams {
-            try connection.submit(body: bodies[picker.next()], head: settings.head, now: now)
+            let body = bodies[picker.next()]
+            try connection.submit(body: body, head: settings.heads.head(forBodyLength: body.count), now: now)
         }
         try connection.flush()
     }

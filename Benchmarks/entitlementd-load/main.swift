@@ -30,9 +30,9 @@ do {
         return [0, UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff),
                 UInt8(length & 0xff)] + message
     }
-    let head = HTTP2RequestHead(method: "POST", authority: "load",
-                                path: "/entitlement.v1.EntitlementService/CheckEntitlement",
-                                headers: ["content-type": "application/grpc", "te": "trailers"])
+    let heads = RequestHeads(authority: "\(options.host):\(options.port)",
+                             path: "/entitlement.v1.EntitlementService/CheckEntitlement",
+                             bodyLengths: bodies.lazy.map(\.count))
     let picker = UserPicker(users: options.users, distribution: options.distribution, seed: options.seed)
     if options.hold > 0 {
         raiseOpenFilesLimit(to: options.hold + 64)
@@ -40,7 +40,7 @@ do {
             host: options.host, port: options.port, count: options.hold,
             intervalNs: UInt64(options.holdIntervalSeconds * 1e9),
             durationNs: UInt64((options.warmupSeconds + options.durationSeconds) * 1e9),
-            head: head, bodies: bodies, picker: picker)
+            heads: heads, bodies: bodies, picker: picker)
         let held = try hold.run()
         print(String(format: "hold: %d connections opened in %.1f s (%d refused), %d lost while held; "
                      + "%d calls answered ok, %d failed (one per connection every %.1f s)", held.opened,
@@ -53,7 +53,7 @@ do {
         settings: .init(
             host: options.host, port: options.port, connections: options.connections, streams: options.streams,
             warmupNs: UInt64(options.warmupSeconds * 1e9), durationNs: UInt64(options.durationSeconds * 1e9),
-            head: head, serverPID: options.serverPID),
+            heads: heads, serverPID: options.serverPID),
         bodies: bodies, picker: picker)
     let result = try run.run()
     LoadReport(options: options, picker: picker, result: result).print()
