@@ -188,11 +188,31 @@ final class EventLoop: @unchecked Sendable {
         server.releaseConnectionSlot()
     }
 
-    /// Stops accepting and asks every connection to finish what it started.
-    func beginShutdown() {
+    /// Stops accepting and asks every connection to finish what it started; the loop given
+    /// `closingListener` then shuts the listener down.
+    ///
+    /// Connections the kernel completed but nobody accepted yet are accepted first, and every
+    /// connection then reads what has arrived: shutting a listener down resets the connections
+    /// in its queue, and closing a connection with unread bytes resets it too, so a client that
+    /// had already written its request got a reset, not an answer. Read after the connection
+    /// learned of the shutdown, such a request is served like any in flight (HTTP/1.1 answered
+    /// with `Connection: close`, HTTP/2 streams before the final GOAWAY); a connection that sent
+    /// nothing is closed with FIN.
+    func beginShutdown(closingListener: Bool) {
+        acceptAll()
         accepting = false
         unregister(fd: server.listenFD)
-        for connection in Array(connections.values) { connection.beginGracefulClose() }
+        if closingListener {
+            // Linux refuses new connections on a shut-down listener instead of queueing
+            // connections nobody will accept.
+            Glibc.shutdown(server.listenFD, Int32(SHUT_RDWR))
+        }
+        let open = Array(connections.values)
+        for connection in open { connection.beginGracefulClose() }
+        // Only those reading now: one paused by backpressure resumes as it would have.
+        for connection in open where !connection.closed && connection.interest & EPOLLIN.rawValue != 0 {
+            connection.handleEvents(EPOLLIN.rawValue)
+        }
         flushDirty()
     }
 

@@ -109,10 +109,14 @@ public final class HTTPServer: Sendable {
     }
 
     private func beginShutdown(gracePeriod: Duration) -> ContinuousClock.Instant {
-        for loop in loops { loop.execute { loop.beginShutdown() } }
-        // Stop listening at once (Linux refuses new connections on a shut-down listener)
-        // instead of letting the kernel queue connections nobody will accept.
-        Glibc.shutdown(core.listenFD, Int32(SHUT_RDWR))
+        if started.load(ordering: .acquiring) {
+            // The first loop stops listening after it has accepted what the kernel queued.
+            for (index, loop) in loops.enumerated() {
+                loop.execute { loop.beginShutdown(closingListener: index == 0) }
+            }
+        } else {
+            Glibc.shutdown(core.listenFD, Int32(SHUT_RDWR))
+        }
         return ContinuousClock.now + gracePeriod
     }
 

@@ -1,0 +1,89 @@
+import Dispatch
+import Foundation
+import Glibc
+import HTTPCore
+@testable import HTTPServer
+import Synchronization
+import Testing
+
+/// Connections the kernel completed but no loop accepted yet when a shutdown begins are
+/// accepted and answered (``EventLoop/beginShutdown(closingListener:)``). Shutting the listener
+/// down first reset them, so a client that had already written its request got ECONNRESET.
+@Suite(.serialized)
+struct ShutdownBacklogTests {
+    /// Answers every request; `/block` only once `release` is signalled, holding its loop (the
+    /// one loop) so that connections made meanwhile wait in the listener's queue.
+    struct Blocking: HTTPService {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+
+        func handle(_ request: HTTPRequest, writer: any HTTPResponseWriter) {
+            if request.path == "/block" {
+                entered.signal()
+                release.wait()
+            }
+            writer.respond(.text(200, "ok\n"))
+        }
+    }
+
+    @Test func requestsWaitingInTheListenQueueAreAnsweredAtShutdown() throws {
+        let service = Blocking()
+        let server = try HTTPServer(configuration: ServerConfiguration(port: 0, threads: 1), service: service)
+        let port = UInt16(server.boundAddress.split(separator: ":").last!)!
+        server.start()
+        let answers = Mutex<[String?]>([])
+        let readers = DispatchGroup()
+        func request(_ path: String) throws {
+            let fd = try #require(Self.connect(port: port))
+            #expect(LingeringCloseTests.send(fd, "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n"))
+            readers.enter()
+            // Threads of their own: blocked readers must not hold back the shutdown, as they
+            // would on Dispatch's global queue (as many threads as cores).
+            Thread.detachNewThread {
+                let answer = LingeringCloseTests.readToEnd(fd)
+                close(fd)
+                answers.withLock { $0.append(answer) }
+                readers.leave()
+            }
+        }
+        try request("/block")
+        service.entered.wait()
+        for _ in 0..<4 { try request("/queued") }  // the loop is busy: these stay in the queue
+        let stopped = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            server.shutdownBlocking(gracePeriod: .seconds(10))
+            stopped.signal()
+        }
+        usleep(100_000)  // the shutdown has begun (before the fix: the listener, and its queue, were gone)
+        service.release.signal()
+        stopped.wait()
+        readers.wait()
+        let received = answers.withLock { $0 }
+        #expect(received.count == 5)
+        for answer in received {
+            #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "got \(answer ?? "a reset or a timeout")")
+        }
+        // The queued four were read after the shutdown began, so their answers say it.
+        #expect(received.filter { $0?.lowercased().contains("connection: close") == true }.count >= 4)
+    }
+
+    static func connect(port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)  // a read that hangs fails the test instead
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return fd
+    }
+}
