@@ -20,21 +20,31 @@ struct LingeringCloseTests {
         server.start()
         defer { server.shutdownBlocking(gracePeriod: .milliseconds(200)) }
         let port = UInt16(server.boundAddress.split(separator: ":").last!)!
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try #require(connect(port: port))
         defer { close(fd) }
+        try body(server, fd)
+    }
+
+    /// A client socket connected to loopback `port`, its reads failing after 10 s instead of
+    /// hanging; nil when the connect failed.
+    static func connect(port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        try #require(connected == 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)  // a read that hangs fails the test instead
+        guard connected == 0 else {
+            close(fd)
+            return nil
+        }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        try body(server, fd)
+        return fd
     }
 
     static func send(_ fd: Int32, _ text: String) -> Bool {

@@ -34,7 +34,7 @@ struct ShutdownBacklogTests {
         let answers = Mutex<[String?]>([])
         let readers = DispatchGroup()
         func request(_ path: String) throws {
-            let fd = try #require(Self.connect(port: port))
+            let fd = try #require(LingeringCloseTests.connect(port: port))
             #expect(LingeringCloseTests.send(fd, "GET \(path) HTTP/1.1\r\nHost: test\r\n\r\n"))
             readers.enter()
             // Threads of their own: blocked readers must not hold back the shutdown, as they
@@ -65,25 +65,5 @@ struct ShutdownBacklogTests {
         }
         // The queued four were read after the shutdown began, so their answers say it.
         #expect(received.filter { $0?.lowercased().contains("connection: close") == true }.count >= 4)
-    }
-
-    static func connect(port: UInt16) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
-            close(fd)
-            return nil
-        }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)  // a read that hangs fails the test instead
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return fd
     }
 }
