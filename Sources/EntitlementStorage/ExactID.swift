@@ -5,7 +5,8 @@
 /// (`zo\u{EB}` and `zoe\u{308}`), which the store keeps as two users (or two chains). A
 /// `Set<String>` or `[String: …]` of ids merges them, and the writer then refreshes, announces or
 /// reads the facts of one of them for both: one user answered from a stale `user_facts` record,
-/// or from the other's facts. Every set or dictionary of ids the writer holds is keyed by this.
+/// or from the other's facts. Every set or dictionary of ids the writer holds is keyed by this,
+/// as is the `user_facts` record's string table.
 struct ExactID: Hashable, Comparable, CustomStringConvertible {
     let text: String
 
@@ -23,9 +24,8 @@ struct ExactID: Hashable, Comparable, CustomStringConvertible {
         let hashed: Void? = text.utf8.withContiguousStorageIfAvailable {
             hasher.combine(bytes: UnsafeRawBufferPointer($0))
         }
-        if hashed == nil {
-            for byte in text.utf8 { hasher.combine(byte) }
-        }
+        // The same bytes fed the same way on either path, so equal ids always hash equal.
+        if hashed == nil { Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 
     /// Byte order (for ids in NFC, the order of their scalars; for ASCII, String's order).

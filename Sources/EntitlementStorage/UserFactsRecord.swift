@@ -192,7 +192,7 @@ enum UserFactsRecord {
 /// Strings in first-use order, each byte sequence once.
 private struct StringTable {
     var values: [String] = []
-    var indexes: [StoredBytes: UInt64] = [:]
+    var indexes: [ExactID: UInt64] = [:]
 
     /// Reserved for about `capacity` distinct strings: growing the dictionary rehashes every
     /// string it holds (a record's ids are mostly distinct: transaction and web order ids).
@@ -207,7 +207,7 @@ private struct StringTable {
     /// and then compared its bytes again: ~1,200 instructions a lookup, 37 per distinct write).
     mutating func index(_ string: String) -> UInt64 {
         let next = UInt64(values.count)
-        let index = Self.current(&indexes[StoredBytes(string: string), default: next])
+        let index = Self.current(&indexes[ExactID(string), default: next])
         if index == next { values.append(string) }
         return index
     }
@@ -252,19 +252,5 @@ enum DecimalText {
             } while rest != 0
             return String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
         }
-    }
-}
-
-/// A string as its UTF-8 bytes: equal and hashed by bytes alone.
-private struct StoredBytes: Hashable {
-    let string: String
-
-    static func == (lhs: StoredBytes, rhs: StoredBytes) -> Bool { lhs.string.hasSameBytes(as: rhs.string) }
-
-    func hash(into hasher: inout Hasher) {
-        let hashed: Void? = string.utf8.withContiguousStorageIfAvailable {
-            hasher.combine(bytes: UnsafeRawBufferPointer($0))
-        }
-        if hashed == nil { Array(string.utf8).withUnsafeBytes { hasher.combine(bytes: $0) } }
     }
 }
