@@ -202,11 +202,7 @@ final class EventLoop: @unchecked Sendable {
         acceptAll()
         accepting = false
         unregister(fd: server.listenFD)
-        if closingListener {
-            // Linux refuses new connections on a shut-down listener instead of queueing
-            // connections nobody will accept.
-            Glibc.shutdown(server.listenFD, Int32(SHUT_RDWR))
-        }
+        if closingListener { Socket.stopListening(server.listenFD) }
         let open = Array(connections.values)
         for connection in open { connection.beginGracefulClose() }
         // Only those reading now: one paused by backpressure resumes as it would have.

@@ -115,7 +115,7 @@ public final class HTTPServer: Sendable {
                 loop.execute { loop.beginShutdown(closingListener: index == 0) }
             }
         } else {
-            Glibc.shutdown(core.listenFD, Int32(SHUT_RDWR))
+            Socket.stopListening(core.listenFD)
         }
         return ContinuousClock.now + gracePeriod
     }

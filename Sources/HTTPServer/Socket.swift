@@ -47,6 +47,12 @@ enum Socket {
         return (fd, boundAddress(fd))
     }
 
+    /// Stops a listener: Linux then refuses new connections instead of queueing connections
+    /// nobody will accept, and resets those already queued (accept them first).
+    static func stopListening(_ fd: Int32) {
+        Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     static func boundAddress(_ fd: Int32) -> String {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
