@@ -7,14 +7,12 @@
 /// reads the facts of one of them for both: one user answered from a stale `user_facts` record,
 /// or from the other's facts. Every set or dictionary of ids the writer holds is keyed by this,
 /// as is the `user_facts` record's string table.
-struct ExactID: Hashable, Comparable, CustomStringConvertible {
+struct ExactID: Hashable, Comparable {
     let text: String
 
     init(_ text: String) {
         self.text = text
     }
-
-    var description: String { text }
 
     static func == (lhs: ExactID, rhs: ExactID) -> Bool {
         lhs.text.hasSameBytes(as: rhs.text)
