@@ -6,7 +6,7 @@
 #
 #   Scripts/lib/test-production-binary.sh PRODUCTION_BIN TESTING_BIN
 #
-# Scripts/test runs it on the debug build; run it on a release build with
+# Scripts/test runs it on the release binaries Scripts/run ships and on the debug build; by hand:
 #   swift build -c release --product entitlementd && swift build -c release --product entitlementd-testing
 #   Scripts/lib/test-production-binary.sh "$(swift build -c release --show-bin-path)"/entitlementd{,-testing}
 set -uo pipefail

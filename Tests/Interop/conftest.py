@@ -1,8 +1,9 @@
 """Fixtures for the interop tests: real grpcio clients (and raw sockets) against the built
 entitlementd-testing binary (entitlementd plus the test-only entitlementd.testing.v1 service).
 
-The binary comes from $ENTITLEMENTD_BIN (Scripts/test sets it); without it, the default
-debug build at .build/debug/entitlementd-testing is used. The production entitlementd, built
+The binary comes from $ENTITLEMENTD_BIN (Scripts/test sets it to the release build that
+Scripts/run ships, Scripts/lib/release.sh); without it, the default debug build at
+.build/debug/entitlementd-testing is used. The production entitlementd, built
 beside it, is the `production_binary` fixture.
 """
 import os
