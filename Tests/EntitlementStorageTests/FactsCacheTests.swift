@@ -15,7 +15,7 @@ final class FactsCacheTests: StoreTestCase {
         XCTAssertEqual(transactionIDs(try store.facts(userID: "zo\u{EB}")), ["1000"], "composed after it")
         XCTAssertTrue(try store.facts(userID: "zoe\u{308}").transactions.isEmpty, "decomposed, both cached")
 
-        // One slot per canonical key: each spelling hits only its own facts, the other misses.
+        // Two entries: each spelling hits its own facts, never the other's.
         let cache = FactsCache(capacity: 10)
         let zoe = try store.facts(userID: "zo\u{EB}")
         guard case .miss(let first) = cache.lookup("zo\u{EB}") else { return XCTFail("empty cache") }
@@ -26,7 +26,84 @@ final class FactsCacheTests: StoreTestCase {
         cache.insert(UserFacts(), for: "zoe\u{308}", after: second)
         guard case .hit(let decomposed) = cache.lookup("zoe\u{308}") else { return XCTFail("zoe\u{308} cached") }
         XCTAssertTrue(decomposed.transactions.isEmpty)
-        if case .hit(let composed) = cache.lookup("zo\u{EB}") { XCTAssertEqual(composed, zoe, "never the other's") }
+        guard case .hit(let composed) = cache.lookup("zo\u{EB}") else { return XCTFail("both cached at once") }
+        XCTAssertEqual(composed, zoe)
         await store.close()
     }
+
+    /// Random lookups, inserts and invalidations against a model (the last facts inserted per
+    /// id since its last invalidation), with every id hashing to one value or to one of three:
+    /// every probe run is long, so lookups, eviction's removal and invalidation's backward shift
+    /// all walk past other ids' entries. A hit must answer the model's facts for exactly that id.
+    func testHitsAnswerTheLastInsertedFactsOfExactlyThatIDUnderCollidingHashes() {
+        for buckets in [1, 3] {
+            // A seeded linear congruential sequence (its high bits), so a failure replays.
+            var state = UInt64(buckets)
+            func next() -> UInt64 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return state >> 33
+            }
+            let cache = FactsCache(capacity: 64 * 30, hashID: { id in id.utf8.reduce(0) { $0 &+ Int($1) } % buckets })
+            let ids = (0..<40).map { "user\($0)" } + ["zo\u{EB}", "zoe\u{308}"]
+            var model: [ExactID: UserFacts] = [:]
+            var hits = 0
+            for step in 0..<20_000 {
+                let id = ids[Int(next() % UInt64(ids.count))]
+                switch next() % 10 {
+                case 0:
+                    cache.invalidate([id])
+                    model[ExactID(id)] = nil
+                default:
+                    switch cache.lookup(id) {
+                    case .hit(let facts):
+                        hits += 1
+                        XCTAssertEqual(facts, model[ExactID(id)], "step \(step): \(id) answered other facts")
+                    case .miss(let miss):
+                        let facts = Self.facts(marking: step)
+                        cache.insert(facts, for: id, after: miss)
+                        model[ExactID(id)] = facts
+                    }
+                }
+            }
+            XCTAssertGreaterThan(hits, 10_000, "\(buckets) bucket(s): the cache kept what fits")
+        }
+    }
+
+    /// A stripe holds `capacity / 64 + capacity / 640 + 16` users; past that CLOCK evicts, and
+    /// an evicted id misses instead of answering another id's facts.
+    func testEvictionKeepsEveryAnswerExact() {
+        let cache = FactsCache(capacity: 64, hashID: { _ in 0 })
+        for round in 0..<3 {
+            for number in 0..<40 {
+                let id = "u\(number)"
+                switch cache.lookup(id) {
+                case .hit(let facts): XCTAssertEqual(facts, Self.facts(marking: number), "round \(round), \(id)")
+                case .miss(let miss): cache.insert(Self.facts(marking: number), for: id, after: miss)
+                }
+            }
+        }
+        var cached = 0
+        for number in 0..<40 {
+            if case .hit(let facts) = cache.lookup("u\(number)") {
+                cached += 1
+                XCTAssertEqual(facts, Self.facts(marking: number))
+            }
+        }
+        XCTAssertEqual(cached, 17, "one stripe holds 64 / 64 + 64 / 640 + 16 users")
+    }
+
+    /// An insert after an invalidation that happened since the miss is dropped.
+    func testAnInsertAfterAnInvalidationSinceTheMissIsDropped() {
+        let cache = FactsCache(capacity: 10, hashID: { _ in 5 })
+        guard case .miss(let miss) = cache.lookup("a") else { return XCTFail("empty cache") }
+        cache.invalidate(["b"])
+        cache.insert(Self.facts(marking: 1), for: "a", after: miss)
+        guard case .miss = cache.lookup("a") else { return XCTFail("stale facts cached") }
+    }
+
+    /// Facts told apart by `step`: one transaction whose id is the step.
+    private static func facts(marking step: Int) -> UserFacts {
+        UserFacts(transactions: [Fixture.subscription("\(step)", chain: "c\(step)")])
+    }
 }
+

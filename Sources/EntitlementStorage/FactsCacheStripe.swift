@@ -1,0 +1,129 @@
+import Entitlements
+
+/// One stripe of ``FactsCache``: a CLOCK ring of slots and an open-addressed index over them,
+/// guarded by the stripe's lock.
+///
+/// The index is linear probing over slot numbers, at most half full, keyed by the hash the
+/// cache computed once per call; a probe compares the stored hash, then the id's bytes.
+/// Removal shifts later entries of the probe run back (no tombstones), so a lookup's probe
+/// stops at the first empty position.
+struct FactsCacheStripe: Sendable {
+    private struct Slot: Sendable {
+        var userID: String
+        var hash: Int
+        var facts: UserFacts
+        var referenced: Bool
+    }
+
+    let capacity: Int
+    private(set) var generation: UInt64 = 0
+    private var slots: [Slot] = []
+    private var freeSlots: [Int] = []
+    private var hand = 0
+    /// Slot number + 1 per position, 0 for empty.
+    private var index: [Int32]
+    private let mask: Int
+
+    init(capacity: Int) {
+        self.capacity = max(0, capacity)
+        var size = 8
+        while size < self.capacity * 2 { size <<= 1 }
+        index = Array(repeating: 0, count: self.capacity > 0 ? size : 0)
+        mask = size - 1
+    }
+
+    /// The user's cached facts (marking them recently used), or nil.
+    mutating func lookup(_ userID: String, hash: Int) -> UserFacts? {
+        guard let position = position(of: userID, hash: hash) else { return nil }
+        let slot = Int(index[position]) - 1
+        slots[slot].referenced = true
+        return slots[slot].facts
+    }
+
+    mutating func insert(_ facts: UserFacts, for userID: String, hash: Int, ifGeneration expected: UInt64) {
+        guard capacity > 0, generation == expected else { return }
+        if let position = position(of: userID, hash: hash) {
+            slots[Int(index[position]) - 1].facts = facts
+            return
+        }
+        let entry = Slot(userID: userID, hash: hash, facts: facts, referenced: false)
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+            slots[slot] = entry
+        } else if slots.count < capacity {
+            slot = slots.count
+            slots.append(entry)
+        } else {
+            slot = evict()
+            slots[slot] = entry
+        }
+        var position = home(hash)
+        while index[position] != 0 { position = (position + 1) & mask }
+        index[position] = Int32(slot + 1)
+    }
+
+    mutating func remove(_ userID: String, hash: Int) {
+        generation &+= 1
+        guard let position = position(of: userID, hash: hash) else { return }
+        let slot = Int(index[position]) - 1
+        erase(at: position)
+        slots[slot].facts = UserFacts()
+        slots[slot].referenced = false
+        freeSlots.append(slot)
+    }
+
+    mutating func removeAll() {
+        generation &+= 1
+        slots.removeAll()
+        freeSlots.removeAll()
+        hand = 0
+        for position in index.indices { index[position] = 0 }
+    }
+
+    private func home(_ hash: Int) -> Int {
+        Int(truncatingIfNeeded: UInt(bitPattern: hash) >> 6) & mask
+    }
+
+    /// The index position of `userID`'s slot, or nil. Ends: the index is never more than half full.
+    private func position(of userID: String, hash: Int) -> Int? {
+        guard capacity > 0 else { return nil }
+        var position = home(hash)
+        while index[position] != 0 {
+            let slot = Int(index[position]) - 1
+            if slots[slot].hash == hash, slots[slot].userID.hasSameBytes(as: userID) { return position }
+            position = (position + 1) & mask
+        }
+        return nil
+    }
+
+    /// Empties `position`, moving each later entry of its probe run whose home is not between
+    /// the hole and the entry back into the hole, so every entry stays reachable from its home.
+    private mutating func erase(at position: Int) {
+        var hole = position
+        var next = (position + 1) & mask
+        while index[next] != 0 {
+            let wanted = home(slots[Int(index[next]) - 1].hash)
+            let reachable = hole < next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
+            if !reachable {
+                index[hole] = index[next]
+                hole = next
+            }
+            next = (next + 1) & mask
+        }
+        index[hole] = 0
+    }
+
+    /// Sweeps the hand past recently used slots, clearing their bit; frees the first unused one.
+    /// Only called when every slot is occupied, so the sweep ends within two turns.
+    private mutating func evict() -> Int {
+        while slots[hand].referenced {
+            slots[hand].referenced = false
+            hand = (hand + 1) % slots.count
+        }
+        let victim = hand
+        hand = (hand + 1) % slots.count
+        if let position = position(of: slots[victim].userID, hash: slots[victim].hash) { erase(at: position) }
+        return victim
+    }
+}
