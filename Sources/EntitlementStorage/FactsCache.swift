@@ -12,8 +12,9 @@ import ServiceRuntime
 /// Users are told apart by their bytes, as the store tells them apart: `zo\u{EB}` and
 /// `zoe\u{308}` are two users with two entries (a `String`-keyed index would merge them).
 ///
-/// Freshness: the writer calls ``invalidate(_:)`` after commit and before answering callers,
-/// which bumps the stripe's generation. A reader that missed records the generation before it
+/// Freshness: the writer calls ``invalidate(_:)`` (or ``refresh(_:for:insertingIfAbsent:)``
+/// with the facts it committed) after commit and before answering callers, which bumps the
+/// stripe's generation. A reader that missed records the generation before it
 /// starts its SQLite read and only inserts if it is unchanged, so a load that may predate a
 /// commit can never overwrite the invalidation with stale facts.
 final class FactsCache: Sendable {
@@ -64,6 +65,22 @@ final class FactsCache: Sendable {
     /// Caches `facts`, read after `miss`, unless the user's stripe was invalidated since.
     func insert(_ facts: UserFacts, for userID: String, after miss: Miss) {
         stripe(miss.hash).withLock { $0.insert(facts, for: userID, hash: miss.hash, ifGeneration: miss.generation) }
+    }
+
+    /// Puts `facts` in the user's slot in place of what it held, as an invalidation would,
+    /// when the writer has just committed them (and read them inside that transaction, so they
+    /// are what a read after the commit returns). A user not cached is added only when
+    /// `insertingIfAbsent`: the caller is about to read them (SubmitReceipt answers with the
+    /// user's entitlements after its write), while users a notification touched are not known
+    /// to be read soon and would push out users who are.
+    ///
+    /// Bumps the stripe's generation like ``invalidate(_:)``, so a reader that missed before the
+    /// commit still cannot insert what it read then.
+    func refresh(_ facts: UserFacts, for userID: String, insertingIfAbsent: Bool) {
+        let hash = hashID(userID)
+        stripe(hash).withLock {
+            $0.refresh(facts, for: userID, hash: hash, insertingIfAbsent: insertingIfAbsent)
+        }
     }
 
     func invalidate(_ userIDs: some Sequence<String>) {

@@ -42,6 +42,19 @@ struct FactsCacheStripe: Sendable {
 
     mutating func insert(_ facts: UserFacts, for userID: String, hash: Int, ifGeneration expected: UInt64) {
         guard capacity > 0, generation == expected else { return }
+        place(facts, for: userID, hash: hash)
+    }
+
+    /// Puts the facts a commit left the user with in the user's slot, bumping the generation as
+    /// ``remove(_:hash:)`` does; a user not cached is added only when `insertingIfAbsent`.
+    mutating func refresh(_ facts: UserFacts, for userID: String, hash: Int, insertingIfAbsent: Bool) {
+        generation &+= 1
+        guard capacity > 0, insertingIfAbsent || position(of: userID, hash: hash) != nil else { return }
+        place(facts, for: userID, hash: hash)
+    }
+
+    /// Puts `facts` in the user's slot, or a free or evicted one.
+    private mutating func place(_ facts: UserFacts, for userID: String, hash: Int) {
         if let position = position(of: userID, hash: hash) {
             slots[Int(index[position]) - 1].facts = facts
             return
