@@ -74,8 +74,14 @@ struct ReceiptUnion {
     }
 
     /// Transactions by chain, oldest first; renewal infos by chain id.
+    ///
+    /// Sorts the transactions' positions, then takes each once: sorting the values themselves
+    /// copied and destroyed a whole `Transaction` (a dozen strings) at every step of the
+    /// insertion sort, ~13k of its ~20k instructions for a 7-transaction answer (callgrind of
+    /// distinct SubmitReceipt calls). The same stable sort by the same order: the same result.
     var sortedTransactions: [Transaction] {
-        transactions.values.sorted(by: Transaction.chainOrder)
+        let values = Array(transactions.values)
+        return values.indices.sorted { Transaction.chainOrder(values[$0], values[$1]) }.map { values[$0] }
     }
 
     var sortedRenewalInfos: [RenewalInfo] {
