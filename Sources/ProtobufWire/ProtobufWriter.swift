@@ -27,8 +27,22 @@ public struct ProtobufWriter: Sendable {
     }
 
     /// Writes `value` as a base-128 varint: seven bits a byte, least significant group first.
-    @inlinable
+    ///
+    /// Always inlined: most varints (tags, lengths, small numbers) are one byte, and a call per
+    /// varint cost more than the one `append` it made.
+    @inlinable @inline(__always)
     public mutating func writeVarint(_ value: UInt64) {
+        if value < 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+        } else {
+            writeLongVarint(value)
+        }
+    }
+
+    /// The loop for varints of two bytes or more, out of line so the inlined one-byte path
+    /// stays small.
+    @inlinable
+    mutating func writeLongVarint(_ value: UInt64) {
         var remaining = value
         while remaining >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: remaining) | 0x80)
@@ -38,7 +52,7 @@ public struct ProtobufWriter: Sendable {
     }
 
     /// Writes a tag: the field number shifted past the three wire-type bits.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func writeTag(field: Int, wireType: ProtobufWireType) {
         precondition(field >= 1 && field <= ProtobufField.maximumNumber,
                      "protobuf field number \(field) is outside 1...\(ProtobufField.maximumNumber)")

@@ -92,4 +92,38 @@ final class ProtobufWriterTests: XCTestCase {
         Nested(name: "n").encode(to: &writer)
         XCTAssertEqual(writer.bytes, [0, 0, 0, 0, 0, 0x0A, 0x01, 0x6E])
     }
+
+    /// Varints take an inlined one-byte path below 0x80 and an out-of-line loop from 0x80 up.
+    /// Every tag length (1-5 bytes) against every value length (1-10 bytes), each on both sides
+    /// of its length boundary, must match the spec's byte-at-a-time encoding.
+    func testTagAndValueLengthsAgreeWithByteAtATimeEncoding() {
+        let fields = [1, 15, 16, 2_047, 2_048, 262_143, 262_144, ProtobufField.maximumNumber]
+        let values = (0..<64).flatMap { [UInt64(1) << UInt64($0), (UInt64(1) << UInt64($0)) &- 1] }
+        for field in fields {
+            for (shift, value) in values.enumerated() where value != 0 {
+                var writer = ProtobufWriter()
+                writer.writeUInt64(value, field: field)
+                writer.writeFixed32(0x0A0B_0C0D, field: field)
+                let text = String(repeating: "s", count: shift * 2 + 1)
+                writer.writeString(text, field: field)
+                var expected = specVarint(UInt64(field) << 3) + specVarint(value)
+                expected += specVarint(UInt64(field) << 3 | 5) + [0x0D, 0x0C, 0x0B, 0x0A]
+                expected += specVarint(UInt64(field) << 3 | 2) + specVarint(UInt64(text.utf8.count))
+                expected += [UInt8](repeating: 0x73, count: text.utf8.count)
+                XCTAssertEqual(writer.bytes, expected, "field \(field), value \(value)")
+            }
+        }
+    }
+
+    /// The varint rule written out one byte at a time, as the spec states it.
+    private func specVarint(_ value: UInt64) -> [UInt8] {
+        var out: [UInt8] = []
+        var remaining = value
+        repeat {
+            let low = UInt8(remaining & 0x7F)
+            remaining >>= 7
+            out.append(remaining == 0 ? low : low | 0x80)
+        } while remaining != 0
+        return out
+    }
 }
