@@ -145,8 +145,13 @@ final class Connection: TimeoutWheelMember {
         var events: [HTTP2Event] = []
         swap(&events, &http2Events)
         session.takeEvents(into: &events)
-        for event in events {
-            switch event {
+        // Each event is swapped out for a payload-free placeholder rather than copied by a
+        // for-in: the copy retained every string and buffer of the request and the clearing
+        // afterwards released them again (~500 instructions a request).
+        for index in events.indices {
+            var event = HTTP2Event.streamClosed(streamID: 0)
+            swap(&event, &events[index])
+            switch consume event {
             case .request(let streamID, let request):
                 dispatch(request, streamID: streamID)
             case .streamClosed(let streamID):
