@@ -99,7 +99,7 @@ extension ChangeRecorder {
     }
 
     func newestEventID(userRow: Int64, chainID: String) throws -> String? {
-        let find = try db.prepare(ChangeRecorderSQL.newestEventSQL)
+        let find = try db.prepare(newestEventSQL)
         find.bind(userRow, at: 1)
         find.bind(chainID, at: 2)
         defer { find.reset() }
@@ -126,9 +126,13 @@ enum ChangeRecorderSQL {
         ON CONFLICT (user_rowid, original_transaction_id) DO UPDATE SET next_due_ms = excluded.next_due_ms,
             \(Entitlement.updateFromExcluded)
         """
-    static let newestEventSQL = """
-        SELECT h.event_id FROM \(HistoryEvent.historyFrom)
-        WHERE h.user_rowid = ? AND COALESCE(h.original_transaction_id, c.original_transaction_id) = ?
-        ORDER BY h.occurred_at_ms DESC, h.event_id DESC LIMIT 1
+    /// The newest event of a user's chain in history's order; `eventID` as in
+    /// ``StoreReaderSQL/historySQL(eventID:productFilter:)``.
+    static func newestEventSQL(eventID: String) -> String {
         """
+        SELECT \(eventID) FROM \(HistoryEvent.historyFrom)
+        WHERE h.user_rowid = ? AND COALESCE(h.original_transaction_id, c.original_transaction_id) = ?
+        ORDER BY h.occurred_at_ms DESC, \(eventID) DESC LIMIT 1
+        """
+    }
 }

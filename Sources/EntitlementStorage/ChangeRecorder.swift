@@ -22,6 +22,8 @@ final class ChangeRecorder<DB: StorageEngine> {
     /// The statements every write runs, held rather than looked up: the connection's cache
     /// hashes the SQL text on each lookup, which profiling showed as a third of this cost.
     let statements: Statements
+    /// ``ChangeRecorderSQL/newestEventSQL(eventID:)`` for this engine.
+    let newestEventSQL = ChangeRecorderSQL.newestEventSQL(eventID: DB.historyEventIDText("h.event_id"))
 
     init(db: DB, catalog: Catalog) throws {
         self.db = db

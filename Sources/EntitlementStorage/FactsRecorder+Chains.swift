@@ -55,30 +55,36 @@ extension FactsRecorder {
     func insert(_ event: HistoryEvent, into chain: StoredChain, target: HistoryPointerTarget? = nil) throws -> Bool {
         if let ownerRow = chain.ownerRow { return try insert(event, userRow: ownerRow, target: target) }
         let insert = statements.insertPendingEvent
-        Self.bind(event, owner: chain.row, to: insert)
+        Self.bind(event, owner: chain.row, to: insert, pending: true)
         try insert.execute()
         return db.changes > 0
     }
 
     /// Moves the chain's waiting events into `userRow`'s history; returns how many it added.
+    ///
+    /// Each is inserted with its own columns (adopted events never point), its id bound as
+    /// history keeps it (``StorageEngine/bindHistoryEventID(_:at:of:)``), which SQL copying
+    /// the pending row's text could not do.
     func adoptPendingEvents(chainRow: Int64, userRow: Int64) throws -> Int {
         let waiting = try db.prepare("SELECT \(HistoryEvent.selectColumns) FROM pending_events h WHERE chain_rowid = ?")
         waiting.bind(chainRow, at: 1)
-        while try waiting.step() { addedEvents.append((userRow, HistoryEvent(row: waiting))) }
+        var events: [HistoryEvent] = []
+        while try waiting.step() { events.append(HistoryEvent(row: waiting)) }
         waiting.reset()
         let adopt = try db.prepare("""
             INSERT INTO history_events (
                 event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
                 original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
-            SELECT event_id, ?1, kind, occurred_at_ms, product_id, transaction_id,
-                original_transaction_id, expires_at_ms, environment, source, apple_notification_type
-            FROM pending_events WHERE chain_rowid = ?2
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             ON CONFLICT (event_id) DO NOTHING
             """)
-        adopt.bind(userRow, at: 1)
-        adopt.bind(chainRow, at: 2)
-        try adopt.execute()
-        let adopted = db.changes
+        var adopted = 0
+        for event in events {
+            addedEvents.append((userRow, event))
+            Self.bind(event, owner: userRow, to: adopt)
+            try adopt.execute()
+            adopted += db.changes
+        }
         let clear = try db.prepare("DELETE FROM pending_events WHERE chain_rowid = ?")
         clear.bind(chainRow, at: 1)
         try clear.execute()

@@ -94,7 +94,13 @@ extension FactsRecorder {
             update.bind(confirmation.appleNotificationType, at: 1)
             update.bind(confirmation.kind.map(StorageCodes.code), at: 2)
             update.bind(confirmation.occurredAtMs, at: 3)
-            for (index, id) in confirmation.eventIDs.enumerated() { update.bind(id, at: Int32(index + 4)) }
+            for (index, id) in confirmation.eventIDs.enumerated() {
+                if table == "history_events" {
+                    DB.bindHistoryEventID(id, at: Int32(index + 4), of: update)
+                } else {
+                    update.bind(id, at: Int32(index + 4))
+                }
+            }
             try update.execute()
         }
     }

@@ -29,9 +29,10 @@ extension FactsRecorder {
     /// Whether an event with `eventID` is stored, owned or still waiting for an owner.
     func isRecorded(_ eventID: String) throws -> Bool {
         let find = try db.prepare("""
-            SELECT 1 FROM history_events WHERE event_id = ?1 UNION ALL SELECT 1 FROM pending_events WHERE event_id = ?1
+            SELECT 1 FROM history_events WHERE event_id = ?1 UNION ALL SELECT 1 FROM pending_events WHERE event_id = ?2
             """)
-        find.bind(eventID, at: 1)
+        DB.bindHistoryEventID(eventID, at: 1, of: find)
+        find.bind(eventID, at: 2)
         defer { find.reset() }
         return try find.step()
     }
@@ -142,9 +143,8 @@ extension FactsRecorder {
     }
 
     /// Binds ``HistoryEvent/insertPointingHistorySQL``'s nine parameters.
-    static func bindPointing(_ event: HistoryEvent, owner: Int64, transactionRow: Int64,
-                             to statement: some SQLStatement) {
-        statement.bind(event.eventID, at: 1)
+    static func bindPointing(_ event: HistoryEvent, owner: Int64, transactionRow: Int64, to statement: DB.Statement) {
+        DB.bindHistoryEventID(event.eventID, at: 1, of: statement)
         statement.bind(owner, at: 2)
         statement.bind(StorageCodes.code(event.kind), at: 3)
         statement.bind(event.occurredAtMs, at: 4)
@@ -158,9 +158,16 @@ extension FactsRecorder {
     /// Binds an event row's eleven columns, in the order both event tables declare them; the
     /// second column is the owner (a user row for history, a chain row while pending). The
     /// transaction id (6) is bound as `transactions` keeps it, for the history insert's lookup;
-    /// the event tables' own TEXT columns store it as its text either way.
-    static func bind(_ event: HistoryEvent, owner: Int64, to statement: DB.Statement) {
-        statement.bind(event.eventID, at: 1)
+    /// the event tables' own TEXT columns store it as its text either way. The event id (1) is
+    /// bound as `history_events` keeps it, or as text for `pending_events` (`pending`), which
+    /// then gets it as history keeps it in 12, for its check against history.
+    static func bind(_ event: HistoryEvent, owner: Int64, to statement: DB.Statement, pending: Bool = false) {
+        if pending {
+            statement.bind(event.eventID, at: 1)
+            DB.bindHistoryEventID(event.eventID, at: 12, of: statement)
+        } else {
+            DB.bindHistoryEventID(event.eventID, at: 1, of: statement)
+        }
         statement.bind(owner, at: 2)
         statement.bind(StorageCodes.code(event.kind), at: 3)
         statement.bind(event.occurredAtMs, at: 4)

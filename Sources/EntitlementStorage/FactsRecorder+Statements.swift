@@ -97,13 +97,14 @@ enum FactsRecorderSQL {
             signed_date_ms = excluded.signed_date_ms
         WHERE excluded.signed_date_ms > renewal_infos.signed_date_ms
         """
-    /// Checked against history_events too, so an id stays unique across both tables.
+    /// Checked against history_events too, so an id stays unique across both tables: `?12` is
+    /// the id as history keeps it (``FactsRecorder/bind(_:owner:to:pending:)``).
     static let insertPendingEvent = """
         INSERT INTO pending_events (
             event_id, chain_rowid, kind, occurred_at_ms, product_id, transaction_id,
             original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
-        WHERE NOT EXISTS (SELECT 1 FROM history_events WHERE event_id = ?1)
+        WHERE NOT EXISTS (SELECT 1 FROM history_events WHERE event_id = ?12)
         ON CONFLICT (event_id) DO NOTHING
         """
 }

@@ -6,20 +6,23 @@ import SQLDatabase
 extension HistoryEvent {
     /// The columns ``init(row:)`` reads from `history_events` (``historyFrom``): an event that
     /// points at its transaction (`history_events_point_at_transactions`) reads the three ids
-    /// from that transaction and its chain.
-    static let historyColumns = """
-        h.event_id, h.kind, h.occurred_at_ms, COALESCE(h.product_id, \(Schema.productName("t.product_name_rowid"))),
+    /// from that transaction and its chain. `eventID`: the SQL of the id's text
+    /// (``StorageEngine/historyEventIDText(_:)`` of `h.event_id`).
+    static func historyColumns(eventID: String) -> String {
+        """
+        \(eventID), h.kind, h.occurred_at_ms, COALESCE(h.product_id, \(Schema.productName("t.product_name_rowid"))),
         COALESCE(h.transaction_id, t.transaction_id),
         COALESCE(h.original_transaction_id, c.original_transaction_id), h.expires_at_ms, h.environment, h.source,
         h.apple_notification_type
         """
+    }
     /// `history_events` as `h`, with the transaction `t` and chain `c` an event may point at.
     static let historyFrom = """
         history_events h LEFT JOIN transactions t ON t.id = h.transaction_rowid
             LEFT JOIN chains c ON c.id = t.chain_rowid
         """
 
-    /// Inserts an event (bound by ``FactsRecorder/bind(_:owner:to:)``) into a user's history,
+    /// Inserts an event (bound by ``FactsRecorder/bind(_:owner:to:pending:)``) into a user's history,
     /// pointing at its transaction when the transaction with its id is stored with the same
     /// product and original transaction id (then the three columns stay NULL); nothing when
     /// its id is already recorded. `WHERE true` keeps SQLite from reading ON CONFLICT as a

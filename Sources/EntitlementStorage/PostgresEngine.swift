@@ -34,4 +34,9 @@ extension PostgreSQL.Connection: StorageEngine {
     static func bindDecimalID(_ id: String?, at index: Int32, of statement: Statement) {
         statement.bind(id, at: index)
     }
+    /// PostgreSQL's event ids stay TEXT: the id as text, the column as it is.
+    static func bindHistoryEventID(_ id: String, at index: Int32, of statement: Statement) {
+        statement.bind(id, at: index)
+    }
+    static func historyEventIDText(_ column: String) -> String { column }
 }

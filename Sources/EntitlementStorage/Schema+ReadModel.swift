@@ -66,6 +66,7 @@ extension Schema {
     @discardableResult
     static func migrate(_ db: Connection, nowMs: Int64) throws -> Int {
         try UserKey.define(on: db)
+        try CompactEventID.define(on: db)
         return try migrator.migrate(db, nowMs: nowMs)
     }
 }

@@ -236,5 +236,6 @@ enum Schema {
         productNamesMigration,
         userFactsByUserKeyMigration,
         transactionsDecimalIDsMigration,
+        compactEventIDsMigration,
     ])
 }

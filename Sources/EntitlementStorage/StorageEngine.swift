@@ -31,6 +31,12 @@ protocol StorageEngine: SQLConnection {
     /// compared with the first) as that column keeps it (`transactions_decimal_ids`): a value of
     /// one type never equals a value of the other, so every such statement binds through here.
     static func bindDecimalID(_ id: String?, at index: Int32, of statement: Statement)
+    /// Binds an event id bound for `history_events.event_id` (or compared with it) as that
+    /// column keeps it (``CompactEventID``), as ``bindDecimalID(_:at:of:)`` does for its columns.
+    static func bindHistoryEventID(_ id: String, at index: Int32, of statement: Statement)
+    /// SQL for the text of the history event id stored in `column`: what readers select, sort
+    /// by and compare cursors with.
+    static func historyEventIDText(_ column: String) -> String
 }
 
 extension Connection: StorageEngine {
@@ -52,4 +58,13 @@ extension Connection: StorageEngine {
             statement.bind(id, at: index)
         }
     }
+    /// A derived id with a canonical number as its INTEGER, anything else as text.
+    static func bindHistoryEventID(_ id: String, at index: Int32, of statement: Statement) {
+        if let value = CompactEventID.value(id) {
+            statement.bind(value, at: index)
+        } else {
+            statement.bind(id, at: index)
+        }
+    }
+    static func historyEventIDText(_ column: String) -> String { CompactEventID.textSQL(column) }
 }

@@ -9,7 +9,7 @@ extension MigrationPlan {
             if StoreMigration.seededTables.contains(table.name) {
                 try target.execute("DELETE FROM \(quoted(table.name))")
             }
-            let list = table.columns.map { quoted($0.name) }.joined(separator: ", ")
+            let list = table.columns.map { Self.read(table.name, quoted($0.name)) }.joined(separator: ", ")
             let select = try source.prepare("SELECT \(list) FROM \(quoted(table.name))")
             defer { select.reset() }
             var pending: [[Value]] = []
@@ -28,6 +28,12 @@ extension MigrationPlan {
             copied += pending.count
             progress("copied \(table.name): \(copied) rows")
         }
+    }
+
+    /// The SQL that reads `column` of `table` as PostgreSQL keeps it: the column itself, except
+    /// history's event ids, which SQLite keeps in a compact form (``CompactEventID``).
+    static func read(_ table: String, _ column: String) -> String {
+        table == "history_events" && column == quoted("event_id") ? CompactEventID.textSQL(column) : column
     }
 
     /// Identity sequences continue after the copied ids, and after any id SQLite handed out

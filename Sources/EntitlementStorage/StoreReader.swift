@@ -12,7 +12,11 @@ final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     // Held, not looked up: the facts read is the hot path, and a cache lookup would hash the SQL.
     private let userRecord: DB.Statement
     private let userTables: DB.Statement
-
+    /// ``StoreReaderSQL/historySQL(eventID:productFilter:)`` for this engine, with and without
+    /// the product filter.
+    private let historySQL = StoreReaderSQL.historySQL(eventID: DB.historyEventIDText("h.event_id"))
+    private let productHistorySQL = StoreReaderSQL.historySQL(eventID: DB.historyEventIDText("h.event_id"),
+                                                              productFilter: true)
 
 
     /// Takes over `db`, opened and configured for reading by the store (``ReaderPool``'s opener).
@@ -37,7 +41,7 @@ final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     /// Up to `limit` events strictly older than `cursor` in (occurred_at_ms, event_id) order.
     func history(userID: String, productID: String?, before cursor: HistoryCursor?, limit: Int) throws
         -> [HistoryEvent] {
-        let query = try db.prepare(productID == nil ? StoreReaderSQL.historySQL : StoreReaderSQL.productHistorySQL)
+        let query = try db.prepare(productID == nil ? historySQL : productHistorySQL)
         query.bind(userID, at: 1)
         query.bind(cursor?.occurredAtMs ?? Int64.max, at: 2)
         query.bind(cursor?.eventID ?? "", at: 3)
@@ -64,21 +68,23 @@ enum StoreReaderSQL {
         SELECT \(RenewalInfo.selectColumns)
         FROM chains c JOIN renewal_infos r ON r.chain_rowid = c.id WHERE c.user_rowid = ?
         """
-    // The row-value comparison is a range on the index, so deep pages cost no more than the
-    // first; with no cursor, (Int64.max, "") sorts after every real event.
-    static let historySQL = """
-        SELECT \(HistoryEvent.historyColumns) FROM \(HistoryEvent.historyFrom)
-        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
-            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
-        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
-        LIMIT ?4
-        """
-    static let productHistorySQL = """
-        SELECT \(HistoryEvent.historyColumns) FROM \(HistoryEvent.historyFrom)
-        WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1)
-            AND COALESCE(h.product_id, \(Schema.productName("t.product_name_rowid"))) = ?5
-            AND (h.occurred_at_ms, h.event_id) < (?2, ?3)
-        ORDER BY h.occurred_at_ms DESC, h.event_id DESC
-        LIMIT ?4
-        """
+    /// A page of a user's history (`?1`) older than the cursor (`?2`, `?3`), newest first, at
+    /// most `?4` events; with `productFilter`, only product `?5`'s. `eventID` is the SQL of the
+    /// id's text (``StorageEngine/historyEventIDText(_:)``): events of one millisecond sort and
+    /// page by their ids' bytes whatever form SQLite stores them in.
+    ///
+    /// The time bound is a range on the clustered key, so deep pages cost no more than the
+    /// first; SQLite sorts only the events of each millisecond by id, as it walks the key
+    /// backwards. With no cursor, (Int64.max, "") sorts after every real event.
+    static func historySQL(eventID: String, productFilter: Bool = false) -> String {
+        let product = productFilter
+            ? "AND COALESCE(h.product_id, \(Schema.productName("t.product_name_rowid"))) = ?5" : ""
+        return """
+            SELECT \(HistoryEvent.historyColumns(eventID: eventID)) FROM \(HistoryEvent.historyFrom)
+            WHERE h.user_rowid = (SELECT id FROM users WHERE user_id = ?1) \(product)
+                AND h.occurred_at_ms <= ?2 AND (h.occurred_at_ms < ?2 OR \(eventID) < ?3)
+            ORDER BY h.occurred_at_ms DESC, \(eventID) DESC
+            LIMIT ?4
+            """
+    }
 }

@@ -227,7 +227,11 @@ private struct StringTable {
 /// a 19-digit id stay text and every string reads back byte for byte.
 enum DecimalText {
     static func value(_ string: String) -> UInt64? {
-        let utf8 = string.utf8
+        value(utf8: string.utf8)
+    }
+
+    /// ``value(_:)`` of a string's UTF-8 bytes (a slice of a longer text, say).
+    static func value<Bytes: Collection<UInt8>>(utf8: Bytes) -> UInt64? {
         guard (1...18).contains(utf8.count), utf8.first != UInt8(ascii: "0") || utf8.count == 1 else { return nil }
         var value: UInt64 = 0
         for byte in utf8 {

@@ -14,8 +14,9 @@ final class HistoryPointerWriteTests: StoreTestCase {
         let db = try Connection(path: databasePath)
         defer { db.close() }
         let events = try db.prepare("""
-            SELECT event_id, COALESCE(transaction_rowid, '-'), COALESCE(product_id, '-'),
-                COALESCE(transaction_id, '-'), COALESCE(original_transaction_id, '-') FROM history_events
+            SELECT \(Connection.historyEventIDText("event_id")), COALESCE(transaction_rowid, '-'),
+                COALESCE(product_id, '-'), COALESCE(transaction_id, '-'), COALESCE(original_transaction_id, '-')
+            FROM history_events
             """)
         var byEvent: [String: [String]] = [:]
         while try events.step() { byEvent[events.string(at: 0)] = (1...4).map { events.string(at: $0) } }

@@ -9,6 +9,7 @@ extension StoreTestCase {
         defer { db.close() }
         try db.execute("PRAGMA journal_mode = WAL")
         try UserKey.define(on: db)
+        try CompactEventID.define(on: db)
         try Migrator(Array(Schema.migrator.migrations.prefix(version))).migrate(db, nowMs: 1)
         try db.execute(rows)
     }
