@@ -63,7 +63,12 @@ final class FactsCache: Sendable {
     }
 
     /// Caches `facts`, read after `miss`, unless the user's stripe was invalidated since.
+    ///
+    /// Cached facts carry a ``CheckAnswerMemo`` (made here, outside the lock): the answers
+    /// judged from them are kept with them and leave with them, on eviction, invalidation or
+    /// refresh.
     func insert(_ facts: UserFacts, for userID: String, after miss: Miss) {
+        let facts = facts.withCheckAnswerMemo()
         stripe(miss.hash).withLock { $0.insert(facts, for: userID, hash: miss.hash, ifGeneration: miss.generation) }
     }
 
@@ -77,6 +82,7 @@ final class FactsCache: Sendable {
     /// Bumps the stripe's generation like ``invalidate(_:)``, so a reader that missed before the
     /// commit still cannot insert what it read then.
     func refresh(_ facts: UserFacts, for userID: String, insertingIfAbsent: Bool) {
+        let facts = facts.withCheckAnswerMemo()
         let hash = hashID(userID)
         stripe(hash).withLock {
             $0.refresh(facts, for: userID, hash: hash, insertingIfAbsent: insertingIfAbsent)

@@ -35,7 +35,33 @@ public enum EntitlementRules {
                                      entitlementID: entitlementID)
         entitlements.sort(by: listOrder)
         let active = entitlements.indices.contains { entitlements[$0].state.grantsAccess }
-        return EntitlementCheck(active: active, entitlements: entitlements, evaluatedAtMs: time.instantMs)
+        return EntitlementCheck(active: active, entitlements: entitlements, evaluatedAtMs: time.instantMs,
+                                sameAnswerMs: sameAnswer(entitlements, at: time))
+    }
+
+    /// The instants at which ``check(_:productID:entitlementID:at:catalog:)`` gives `entitlements`
+    /// again, time stamp aside (``EntitlementCheck/sameAnswerMs``).
+    ///
+    /// At now every fact counts whatever the instant, and the instant enters the rules only
+    /// through ``ChainSnapshot``'s two comparisons `expiresAtMs > t` (rule 1) and
+    /// `gracePeriodExpiresAtMs > t` (rule 2), with the very values each entitlement carries;
+    /// list order and `active` follow from the states. So the answer stays while no such value
+    /// lies between the instants: from the latest one at or before `t` up to just before the
+    /// earliest one after it. Chains the filters dropped do not matter; consumables have none.
+    /// At an explicit instant which facts count moves with it: that instant alone.
+    static func sameAnswer(_ entitlements: [Entitlement], at time: EvaluationTime) -> ClosedRange<Int64> {
+        let t = time.instantMs
+        guard time.factsUpToMs == .max else { return t...t }
+        var lower = Int64.min
+        var upper = Int64.max
+        func narrow(by boundary: Int64) {
+            if boundary > t { upper = min(upper, boundary - 1) } else { lower = max(lower, boundary) }
+        }
+        for index in entitlements.indices {
+            narrow(by: entitlements[index].expiresAtMs)
+            narrow(by: entitlements[index].gracePeriodExpiresAtMs)
+        }
+        return lower...upper
     }
 
     /// The entitlements of every chain that counts at `time` and matches the filters (empty

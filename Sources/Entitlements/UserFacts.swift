@@ -4,12 +4,37 @@
 /// rule fix changes every answer at once and late facts cannot push state backwards.
 public struct UserFacts: Sendable, Hashable {
     /// Every transaction of every chain the user owns, in no particular order.
-    public var transactions: [Transaction]
+    public var transactions: [Transaction] {
+        didSet { checkAnswers = nil }
+    }
     /// The newest renewal info per chain, keyed by original transaction id.
-    public var renewalInfos: [String: RenewalInfo]
+    public var renewalInfos: [String: RenewalInfo] {
+        didSet { checkAnswers = nil }
+    }
+    /// Where answers judged from exactly these facts may be kept, when the holder of the facts
+    /// keeps them long enough to be worth it (the store's cache); `nil` otherwise. Changing
+    /// either field above detaches it, so a memo never outlives the facts it was filled from.
+    public private(set) var checkAnswers: CheckAnswerMemo?
 
     public init(transactions: [Transaction] = [], renewalInfos: [String: RenewalInfo] = [:]) {
         self.transactions = transactions
         self.renewalInfos = renewalInfos
+    }
+
+    /// These facts with a fresh, empty ``CheckAnswerMemo`` that every copy of the result shares.
+    public func withCheckAnswerMemo() -> UserFacts {
+        var facts = self
+        facts.checkAnswers = CheckAnswerMemo()
+        return facts
+    }
+
+    /// Facts are equal when their transactions and renewal infos are; the memo is not a fact.
+    public static func == (a: UserFacts, b: UserFacts) -> Bool {
+        a.transactions == b.transactions && a.renewalInfos == b.renewalInfos
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(transactions)
+        hasher.combine(renewalInfos)
     }
 }

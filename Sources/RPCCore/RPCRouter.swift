@@ -57,6 +57,18 @@ public struct RPCRouter: Sendable {
         }, requiresAuthentication: requiresAuthentication)
     }
 
+    /// Registers an inline method (as ``registerInline(_:requiresAuthentication:_:)``) whose
+    /// handler frames its response itself: one that keeps answers already encoded hands them out
+    /// without encoding them again.
+    public mutating func registerInlineFramed<Request: ProtobufMessage>(
+        _ path: String, requiresAuthentication: Bool = true,
+        _ handler: @escaping @Sendable (Request, RPCContext) throws -> RPCResponseBody
+    ) {
+        methods[path] = Method(execution: .inline { bytes, context in
+            try handler(try RPCRouter.decode(Request.self, bytes), context)
+        }, requiresAuthentication: requiresAuthentication)
+    }
+
     /// Registers a method that may await (storage, calls to other services).
     public mutating func register<Request: ProtobufMessage, Response: ProtobufMessage>(
         _ path: String, requiresAuthentication: Bool = true,
@@ -86,26 +98,5 @@ public struct RPCRouter: Sendable {
         } catch {
             throw RPCError(.invalidArgument, "request message could not be decoded as \(M.self): \(error)")
         }
-    }
-}
-
-/// A response message already framed for the wire (5-byte gRPC prefix + protobuf), encoded
-/// straight into one buffer so the hot path makes no second copy.
-public struct RPCResponseBody: Sendable {
-    public var framed: [UInt8]
-
-    public init<M: ProtobufMessage>(_ message: M) {
-        var writer = ProtobufWriter()
-        writer.bytes.reserveCapacity(128)
-        writer.bytes.append(contentsOf: repeatElement(0, count: 5))
-        message.encode(to: &writer)
-        // The prefix is patched in the writer's own buffer: a copy taken first would share it,
-        // and the first patch would then copy the whole message.
-        let length = writer.bytes.count - 5
-        writer.bytes[1] = UInt8(truncatingIfNeeded: length >> 24)
-        writer.bytes[2] = UInt8(truncatingIfNeeded: length >> 16)
-        writer.bytes[3] = UInt8(truncatingIfNeeded: length >> 8)
-        writer.bytes[4] = UInt8(truncatingIfNeeded: length)
-        framed = writer.bytes
     }
 }

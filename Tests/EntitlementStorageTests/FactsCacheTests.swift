@@ -102,6 +102,45 @@ final class FactsCacheTests: StoreTestCase {
     }
 
     /// Facts told apart by `step`: one transaction whose id is the step.
+    /// Cached facts carry a ``CheckAnswerMemo`` that every hit shares, and a refresh or an
+    /// invalidation and reload brings a new one: a kept CheckEntitlement answer must never
+    /// outlive the facts it was judged from. Fails if the cache stops attaching memos (no
+    /// answer is kept) or keeps the old memo across a refresh (a stale answer).
+    func testCachedFactsShareOneAnswerMemoThatARefreshOrInvalidationReplaces() {
+        let cache = FactsCache(capacity: 10)
+        guard case .miss(let miss) = cache.lookup("alice") else { return XCTFail("empty cache") }
+        cache.insert(Self.facts(marking: 1), for: "alice", after: miss)
+        guard case .hit(let first) = cache.lookup("alice"), case .hit(let again) = cache.lookup("alice"),
+              let memo = first.checkAnswers
+        else { return XCTFail("alice cached with a memo") }
+        XCTAssertTrue(again.checkAnswers === memo, "one memo for every hit")
+        cache.refresh(Self.facts(marking: 2), for: "alice", insertingIfAbsent: false)
+        guard case .hit(let refreshed) = cache.lookup("alice"), let refreshedMemo = refreshed.checkAnswers
+        else { return XCTFail("refreshed with a memo") }
+        XCTAssertEqual(refreshed, Self.facts(marking: 2))
+        XCTAssertFalse(refreshedMemo === memo, "a refresh drops the kept answers")
+        cache.invalidate(["alice"])
+        guard case .miss(let reload) = cache.lookup("alice") else { return XCTFail("invalidated") }
+        cache.insert(Self.facts(marking: 2), for: "alice", after: reload)
+        guard case .hit(let reloaded) = cache.lookup("alice") else { return XCTFail("reloaded") }
+        XCTAssertFalse(reloaded.checkAnswers === refreshedMemo, "an invalidation drops the kept answers")
+    }
+
+    /// Changing a copy of memo-carrying facts detaches the memo, so answers kept for the
+    /// original are never handed out for the changed facts; the memo is not part of equality.
+    func testChangingFactsDetachesTheirMemo() {
+        let cached = Self.facts(marking: 1).withCheckAnswerMemo()
+        XCTAssertNotNil(cached.checkAnswers)
+        XCTAssertEqual(cached, Self.facts(marking: 1))
+        var more = cached
+        more.transactions.append(Fixture.subscription("9", chain: "c9"))
+        XCTAssertNil(more.checkAnswers)
+        var renewed = cached
+        renewed.renewalInfos["c1"] = RenewalInfo(originalTransactionID: "c1", autoRenewStatus: false, signedDateMs: 1)
+        XCTAssertNil(renewed.checkAnswers)
+        XCTAssertNotNil(cached.checkAnswers, "the original keeps its memo")
+    }
+
     private static func facts(marking step: Int) -> UserFacts {
         UserFacts(transactions: [Fixture.subscription("\(step)", chain: "c\(step)")])
     }
