@@ -84,6 +84,8 @@ struct UserFactsRecordTests {
     ] as [(String, UInt64?)])
     func decimalText(_ text: String, _ value: UInt64?) {
         #expect(DecimalText.value(text) == value)
+        // The same answer from the generic walk (the path of a string without contiguous bytes).
+        #expect(DecimalText.value(utf8: text.utf8) == value)
         if let value { #expect(String(value) == text) }
     }
 
