@@ -18,7 +18,6 @@ final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     private let productHistorySQL = StoreReaderSQL.historySQL(eventID: DB.historyEventIDText("h.event_id"),
                                                               productFilter: true)
 
-
     /// Takes over `db`, opened and configured for reading by the store (``ReaderPool``'s opener).
     init(db: DB) throws {
         self.db = db

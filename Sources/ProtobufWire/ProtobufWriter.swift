@@ -39,8 +39,10 @@ public struct ProtobufWriter: Sendable {
         }
     }
 
-    /// The loop for varints of two bytes or more, out of line so the inlined one-byte path
-    /// stays small.
+    /// The loop for varints of two bytes or more, kept apart from the one-byte path so that
+    /// path stays small where it is inlined. `@inlinable` because the inlinable `writeVarint`
+    /// calls it from other modules; whether the loop itself is inlined is the optimizer's call
+    /// (measured as it is: 9801a95).
     @inlinable
     mutating func writeLongVarint(_ value: UInt64) {
         var remaining = value
