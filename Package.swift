@@ -36,6 +36,8 @@ let package = Package(
         // The runtime under everything that runs: threads, locks, the clock, Duration units,
         // signals, flags, logger, metrics. Depends on nothing of ours.
         .target(name: "ServiceRuntime"),
+        // SplitMix64, the seedable generator simulations, load runs and randomized tests replay from.
+        .target(name: "SeededRandom"),
 
         // Codecs and protocol cores: no sockets, no domain words.
         .target(name: "ProtobufWire"),
@@ -81,7 +83,8 @@ let package = Package(
         .executableTarget(name: "entitlementctl",
                           dependencies: ["RPCClient", "EntitlementAPI", "ServiceRuntime"]),
         // The App Store simulator: Apple's endpoints and notifications for local testing.
-        .target(name: "AppStoreSimulator", dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore"]),
+        .target(name: "AppStoreSimulator",
+                dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore", "SeededRandom"]),
         .executableTarget(name: "appstore-sim",
                           dependencies: ["AppStoreSimulator", "HTTPServer", "HTTPCore", "ServiceRuntime", "JWS"]),
         // The composition root as a library: flags, wiring, lifecycle. Executables add nothing
@@ -116,27 +119,30 @@ let package = Package(
                           path: "Benchmarks/entitlementd-bench"),
         // CheckEntitlement load generator (many users, uniform or Zipf) for Benchmarks/; prints figures.
         .executableTarget(name: "entitlementd-load",
-                          dependencies: ["HTTP2", "HTTPCore", "EntitlementAPI", "ProtobufWire", "CLinux"],
+                          dependencies: ["HTTP2", "HTTPCore", "EntitlementAPI", "ProtobufWire", "CLinux",
+                                         "SeededRandom"],
                           path: "Benchmarks/entitlementd-load"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),
-        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore", "ProtobufWire"]),
-        .testTarget(name: "HTTPProtocolTests", dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements"]),
+        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore", "ProtobufWire", "SeededRandom"]),
+        .testTarget(name: "HTTPProtocolTests",
+                    dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2", "SeededRandom"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "SeededRandom"]),
+        .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements", "SeededRandom"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
         .testTarget(name: "RPCClientTests", dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTPServer"]),
         .testTarget(
-            name: "AppStoreSimulatorTests", dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements"]),
-        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements"]),
-        .testTarget(name: "JWSTests", dependencies: ["JWS"]),
+            name: "AppStoreSimulatorTests",
+            dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements", "SeededRandom"]),
+        .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements", "SeededRandom"]),
+        .testTarget(name: "JWSTests", dependencies: ["JWS", "SeededRandom"]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "Entitlements", "JWS"]),
         // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceRuntime"]),
         .testTarget(name: "EntitlementStorageTests",
-                    dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite"]),
+                    dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite", "SeededRandom"]),
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements",

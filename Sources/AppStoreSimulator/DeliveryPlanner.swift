@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// How notifications reach the webhook: Apple's delivery rehearsed.
 ///
 /// Apple retries, so a notification can arrive twice, and a retried one can arrive after a
@@ -49,20 +51,5 @@ public struct DeliveryPlanner: Sendable {
         // Stable by delay over the shuffled list, so equal delays keep a random order.
         return deliveries.enumerated().sorted { ($0.element.delayMs, $0.offset) < ($1.element.delayMs, $1.offset) }
             .map(\.element)
-    }
-}
-
-/// A small seedable generator (SplitMix64), so a delivery plan can be replayed exactly.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
     }
 }

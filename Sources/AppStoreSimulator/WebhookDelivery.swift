@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import Synchronization
 
 /// Where the simulator POSTs notification bodies (a real HTTP client in the executable, a
@@ -56,7 +57,7 @@ public final class WebhookDelivery: Sendable {
     }
 
     private struct State {
-        var generator: SeededGenerator
+        var generator: SplitMix64
         var queue: [Planned] = []
         var draining = false
         var inFlight = 0
@@ -78,7 +79,7 @@ public final class WebhookDelivery: Sendable {
         self.poster = poster
         self.planner = planner
         self.wallClock = wallClock
-        var initial = State(generator: SeededGenerator(seed: seed))
+        var initial = State(generator: SplitMix64(seed: seed))
         initial.drop = drop
         state = Mutex(initial)
     }

@@ -1,32 +1,33 @@
 import AppStoreSimulator
+import SeededRandom
 import Synchronization
 import XCTest
 
 /// The delivery planner as a pure function of a seeded generator, and the sender's ordering.
 final class DeliveryTests: XCTestCase {
     func testInOrderWithoutDuplicatesIsTheBatch() {
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         let plan = DeliveryPlanner(order: .inOrder, duplicateRate: 0).plan(count: 20, using: &generator)
         XCTAssertEqual(plan.map(\.index), Array(0..<20))
         XCTAssertTrue(plan.allSatisfy { !$0.isDuplicate && $0.delayMs == 0 })
     }
 
     func testDuplicateRateOneDeliversEachTwiceRightAfterItself() {
-        var generator = SeededGenerator(seed: 2)
+        var generator = SplitMix64(seed: 2)
         let plan = DeliveryPlanner(order: .inOrder, duplicateRate: 1).plan(count: 5, using: &generator)
         XCTAssertEqual(plan.map(\.index), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
         XCTAssertEqual(plan.map(\.isDuplicate), Array(repeating: [false, true], count: 5).flatMap { $0 })
     }
 
     func testDuplicateRateIsRoughlyHonoured() {
-        var generator = SeededGenerator(seed: 3)
+        var generator = SplitMix64(seed: 3)
         let plan = DeliveryPlanner(order: .inOrder, duplicateRate: 0.25).plan(count: 4000, using: &generator)
         let duplicates = plan.filter(\.isDuplicate).count
         XCTAssertTrue((850...1150).contains(duplicates), "\(duplicates) duplicates of 4000 at 0.25")
     }
 
     func testShuffledIsAPermutationSortedByDelay() {
-        var generator = SeededGenerator(seed: 4)
+        var generator = SplitMix64(seed: 4)
         let plan = DeliveryPlanner(order: .shuffled, duplicateRate: 0.5, maxDelayMs: 1000).plan(
             count: 30, using: &generator)
         XCTAssertEqual(Set(plan.map(\.index)), Set(0..<30), "every notification is delivered")
@@ -38,9 +39,9 @@ final class DeliveryTests: XCTestCase {
 
     func testSameSeedSamePlan() {
         let planner = DeliveryPlanner(order: .shuffled, duplicateRate: 0.3)
-        var a = SeededGenerator(seed: 42)
-        var b = SeededGenerator(seed: 42)
-        var c = SeededGenerator(seed: 43)
+        var a = SplitMix64(seed: 42)
+        var b = SplitMix64(seed: 42)
+        var c = SplitMix64(seed: 43)
         XCTAssertEqual(planner.plan(count: 50, using: &a), planner.plan(count: 50, using: &b))
         XCTAssertNotEqual(planner.plan(count: 50, using: &a), planner.plan(count: 50, using: &c))
     }

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import SeededRandom
 import XCTest
 
 /// The purpose-built JSON decoder reads every document exactly as `JSONSerialization` did:
@@ -108,7 +109,7 @@ final class DecoderDifferentialTests: XCTestCase {
 
     /// Seeded mutations of Apple's documents and the seeds: both decoders must agree on each.
     func testMutationsAreReadAlike() throws {
-        var random = SplitMix64(state: 0xD1FF)
+        var random = SplitMix64(seed: 0xD1FF)
         let documents = try appleDocuments().map(\.1) + seedDocuments().map(\.1)
         let alphabet = Array(#"{}[]:,"\-0123456789.eEtrufalsn /bu"#.utf8) + [0x00, 0x7F, 0xC3, 0xA9]
         var accepted = 0

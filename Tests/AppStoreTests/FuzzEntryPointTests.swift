@@ -1,4 +1,5 @@
 import AppStore
+import SeededRandom
 import XCTest
 
 /// The fuzz entry points survive random and mutated input. libFuzzer drives the same entry
@@ -27,7 +28,7 @@ final class FuzzEntryPointTests: XCTestCase {
         seeds.append([0xEF, 0xBB, 0xBF, 0x7B, 0x7D])
         seeds.append([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D])
 
-        var random = SplitMix64(state: 0x5EED)
+        var random = SplitMix64(seed: 0x5EED)
         var inputs = seeds
         for seed in seeds where !seed.isEmpty {
             for _ in 0..<150 {

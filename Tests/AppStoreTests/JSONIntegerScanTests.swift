@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import AppStore
 import XCTest
 
@@ -5,7 +6,7 @@ import XCTest
 /// the value, the declines and the end position a digit-by-digit checked parse gives.
 final class JSONIntegerScanTests: XCTestCase {
     func testDigitRunsOfEveryLengthAgreeWithACheckedParse() {
-        var random = SplitMix64(state: 14)
+        var random = SplitMix64(seed: 14)
         var cases = ["0", "-0", "00", "01", "-01", "9", "-", "", "18446744073709551615", "18446744073709551616",
                      "9223372036854775807", "-9223372036854775808", "-9223372036854775809", "99999999999999999999",
                      "10000000000000000000", "1.5", "1e3", "1E3", "12x", "1000000595277992,"]

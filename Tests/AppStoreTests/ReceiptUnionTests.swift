@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import AppStore
 import Entitlements
 import XCTest
@@ -7,7 +8,7 @@ import XCTest
 /// newer source winning. The union hashes each id once instead; these rounds hold it to that reading.
 final class ReceiptUnionTests: XCTestCase {
     func testOneHashPerTransactionUnionsLikeMergingEachSourcesDictionary() {
-        var random = SplitMix64(state: 0x5EED_0013)
+        var random = SplitMix64(seed: 0x5EED_0013)
         for round in 0..<2_000 {
             let sources = (0..<Int.random(in: 0...4, using: &random)).map { _ in
                 (0..<Int.random(in: 0...8, using: &random)).map { _ in Self.transaction(using: &random) }

@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import AppStore
 import Foundation
 import XCTest
@@ -144,7 +145,7 @@ final class VerifyReceiptAnswerReaderTests: XCTestCase {
 
     /// Seeded byte mutations of the samples: read alike or declined.
     func testByteMutationsOfTheSamplesAreReadAlikeOrDeclined() throws {
-        var random = SplitMix64(state: 0x0A11)
+        var random = SplitMix64(seed: 0x0A11)
         let alphabet = Array(#"{}[]:,"\-0123456789.eEtrufalsn /"#.utf8) + [0x00, 0xC3]
         var read = 0
         for name in Self.samples {

@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import EntitlementStorage
 import Entitlements
 import Testing
@@ -99,7 +100,7 @@ struct UserFactsRecordTests {
             for digit: UInt64 in 1...9 { values.append(digit * power) }
             power *= 10
         }
-        var random = SeededRandom(seed: 18)
+        var random = SplitMix64(seed: 18)
         for _ in 0..<10_000 { values.append(random.next() % 1_000_000_000_000_000_000) }
         for value in values {
             #expect(DecimalText.text(value) == String(value))
@@ -110,7 +111,7 @@ struct UserFactsRecordTests {
     /// Random facts (ids numeric or not, leading zeros, non-ASCII, dates anywhere in Int64,
     /// transactions in any order) come back exactly and re-encode to the same bytes.
     @Test func randomFactsRoundTrip() throws {
-        var random = SeededRandom(seed: 14)
+        var random = SplitMix64(seed: 14)
         let ids = ["0", "1", "0123", "2000000123456789", "99999999999999999999", "1000000000000000000",
                    "999999999999999999", "pro.monthly", "grp", "é", "e\u{301}", "", " 7", "7 "]
         let dates: [Int64] = [0, 1, -1, Int64.max, Int64.min, 1_700_000_000_000, -1_700_000_000_000, 86_400_000]
@@ -175,18 +176,6 @@ struct UserFactsRecordTests {
     }
 }
 
-/// SplitMix64: a fixed sequence, so a failure repeats.
-private struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// The record's string table: each byte sequence once, canonically equivalent spellings apart.
 struct UserFactsRecordStringTableTests {

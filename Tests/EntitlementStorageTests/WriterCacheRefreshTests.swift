@@ -1,5 +1,6 @@
 import Entitlements
 import EntitlementPorts
+import SeededRandom
 @testable import EntitlementStorage
 import SQLite
 import XCTest
@@ -23,7 +24,7 @@ final class WriterCacheRefreshTests: StoreTestCase {
         let observer = try Connection(path: databasePath)
         defer { observer.close() }
         let users = ["ann", "bo", "cy", "zo\u{EB}", "zoe\u{308}"]
-        var random = SplitMix(seed: 14)
+        var random = SplitMix64(seed: 14)
         var nextTransaction = 1_000
         func transaction(chain: Int) -> Transaction {
             nextTransaction += 1
@@ -91,15 +92,7 @@ final class WriterCacheRefreshTests: StoreTestCase {
     }
 }
 
-/// SplitMix64: a seeded generator, so a failing round can be replayed.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func below(_ bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
-    }
+extension SplitMix64 {
+    /// A number in 0..<bound, for the table's small choices.
+    fileprivate mutating func below(_ bound: Int) -> Int { Int(next(upperBound: UInt64(bound))) }
 }

@@ -1,4 +1,5 @@
 import Entitlements
+import SeededRandom
 import XCTest
 
 /// ``EntitlementCheck/sameAnswerMs``: the instants at which the facts give the same answer, which
@@ -50,7 +51,7 @@ final class SameAnswerTests: XCTestCase {
     /// Random facts, filters and instants: at every instant of the range (its ends and points
     /// between) the rules give the answer they gave at the first instant, time stamp aside.
     func testTheAnswerIsTheSameAtEveryInstantOfItsRange() {
-        var random = SeededRandom(seed: 0x5EED_A115)
+        var random = SplitMix64(seed: 0x5EED_A115)
         let products = ["pro.monthly", "pro.yearly", "themes", "coins", "pass"]
         for round in 0..<3_000 {
             let facts = Self.randomFacts(&random, products: products)
@@ -74,7 +75,7 @@ final class SameAnswerTests: XCTestCase {
     /// One to three chains on a coarse grid of seconds, so instants, expiries, grace ends and
     /// refunds often coincide: periods, renewals, refunds, upgrades, one-off purchases of each
     /// declared type, renewal infos with and without grace or billing retry.
-    private static func randomFacts(_ random: inout SeededRandom, products: [String]) -> UserFacts {
+    private static func randomFacts(_ random: inout SplitMix64, products: [String]) -> UserFacts {
         func instant() -> Int64 { Day.jan1 + Int64.random(in: 0...150, using: &random) * 1_000 }
         var transactions: [Transaction] = []
         var renewalInfos: [String: RenewalInfo] = [:]
@@ -113,18 +114,5 @@ final class SameAnswerTests: XCTestCase {
         }
         transactions.shuffle(using: &random)
         return UserFacts(transactions: transactions, renewalInfos: renewalInfos)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failure replays.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

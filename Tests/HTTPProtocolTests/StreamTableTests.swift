@@ -1,27 +1,17 @@
 import HTTPCore
+import SeededRandom
 import XCTest
 
 /// The transport's stream tables must answer exactly as a `Dictionary` would, whatever order
 /// streams open and close in: removal shifts entries back, and one shifted wrongly would hide
 /// a live stream (its answer never sent) or find a closed one.
 final class StreamTableTests: XCTestCase {
-    /// A seeded generator, so a failure repeats.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     func testRandomOpensAndClosesAgreeWithADictionary() {
         // Client streams (odd, rising) as h2load sends them, small and wide key ranges (wide ones
         // collide in a small table and wrap around its end), and HTTP/1.1's 0.
         for keyRange in [0...40, 0...2_000_000, 1...1] as [ClosedRange<Int32>] {
-            var generator = SplitMix(state: UInt64(keyRange.upperBound))
+            var generator = SplitMix64(seed: UInt64(keyRange.upperBound))
             var table = StreamTable<Int>()
             var model: [Int32: Int] = [:]
             for step in 0..<20_000 {

@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import HTTPServer
 import Testing
 
@@ -103,7 +104,7 @@ struct TimeoutWheelTests {
     /// already past when filed counts from the next tick, one past the wheel's reach from its far
     /// end), and each member once.
     @Test func randomOperationsMatchAListOfDeadlines() {
-        var generator = SplitMix(seed: 14)
+        var generator = SplitMix64(seed: 14)
         var wheel = Self.wheel(slots: 16)
         let members = (0..<64).map { Member("m\($0)") }
         var dueAt: [String: Int] = [:]  // ms: when each filed member should be handed out
@@ -132,18 +133,5 @@ struct TimeoutWheelTests {
             #expect(wheel.count == dueAt.count)
         }
         #expect(handedOut > 500)
-    }
-}
-
-/// A small deterministic generator, so a failure replays.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import SeededRandom
 @testable import RPCCore
 import XCTest
 
@@ -7,7 +8,7 @@ final class DeadlineHeapTests: XCTestCase {
     typealias Entry = DeadlineHeap.Entry
 
     func testRandomOperationsAgreeWithASortedList() {
-        var generator = SplitMix(seed: 14)
+        var generator = SplitMix64(seed: 14)
         let base = ContinuousClock.now
         var heap = DeadlineHeap()
         var model: [Entry] = []   // pending, in firing order
@@ -61,18 +62,5 @@ final class DeadlineHeapTests: XCTestCase {
         XCTAssertTrue(heap.removeDue(now: now + .milliseconds(3)).elementsEqual([entries[3], entries[2]], by: ===))
         XCTAssertFalse(heap.remove(entries[2]), "a fired entry is out of the heap")
         XCTAssertEqual(heap.count, 2)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a failure replays.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
