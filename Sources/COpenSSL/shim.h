@@ -55,5 +55,11 @@ static inline const ASN1_STRING *copenssl_ASN1_TYPE_string(const ASN1_TYPE *t) {
 static inline int copenssl_EC_GROUP_precompute_mult(EC_GROUP *group, BN_CTX *ctx) {
     return EC_GROUP_precompute_mult(group, ctx);
 }
+// Deprecated since 3.0 too (points are meant to be read affine), but the affine x costs a field
+// inversion that ES256KeyTable's check x ≡ r (mod n) can do without: it compares X with r·Z².
+static inline int copenssl_EC_POINT_get_Jprojective_coordinates(const EC_GROUP *group, const EC_POINT *p,
+                                                                 BIGNUM *x, BIGNUM *y, BIGNUM *z, BN_CTX *ctx) {
+    return EC_POINT_get_Jprojective_coordinates_GFp(group, p, x, y, z, ctx);
+}
 #pragma clang diagnostic pop
 #endif

@@ -94,6 +94,8 @@ final class KeyTableTests: XCTestCase {
             ("r + n (mod 2^256)", Self.add(r, Self.order) + s, .badSignature),
             ("s + n (mod 2^256)", r + Self.add(s, Self.order), .badSignature),
             ("all ones", [UInt8](repeating: 0xFF, count: 64), .badSignature),
+            // r + n < p, so the table's x check also tries x = r + n.
+            ("r = 1", zero.dropLast() + [1] + s, .badSignature),
             ("r and s swapped", s + r, .badSignature),
             // ECDSA's own malleability: (r, n - s) verifies too, in OpenSSL and here alike.
             ("s = n - s", r + Self.subtract(Self.order, s), nil),
