@@ -22,7 +22,11 @@
 # Prints req/s, p50/p99, server CPU, the others' CPU, and the server's RSS.
 # A benchmark, not a test: Scripts/test never runs it.
 #
-# Env: DURATION=10s  WARMUP=2  NO_BUILD=1  NO_DISTINCT=1  DISTINCT_SECS=10
+# apple-fake answers in Apple's own compact layout (--layout apple, its default); FAKE_LAYOUT=file
+# serves the sample file as it is (pretty-printed, as before round 14: ~1,900 more blanks).
+#
+# Env: DURATION=10s  WARMUP=2  NO_BUILD=1  NO_DISTINCT=1  DISTINCT_SECS=10  FAKE_LAYOUT=apple
+#      FAKE_BIN_DIR=$BIN_DIR (A/B: BIN_DIR=<other build> FAKE_BIN_DIR=<this one> NO_BUILD=1)
 #      RECEIPTS="small large" (which resubmission runs; RECEIPTS= skips them, e.g. distinct only)
 #      SHARED_BENCH=../shared/bench  QUIET_WAIT / MAX_OTHER / RETRY_DISTURBED as in lib.sh
 set -euo pipefail
@@ -63,7 +67,8 @@ start_fake() {
     # "listening on" line must not be read as this one's address.
     rm -f "$work/fake.out"
     # shellcheck disable=SC2046
-    $(pin_load) "$BIN_DIR/apple-fake" --sample "$SAMPLE" "$@" >"$work/fake.out" 2>&1 &
+    $(pin_load) "${FAKE_BIN_DIR:-$BIN_DIR}/apple-fake" --sample "$SAMPLE" --layout "${FAKE_LAYOUT:-apple}" "$@" \
+        >"$work/fake.out" 2>&1 &
     fake_pid=$!
     fake_addr=$(wait_listen_line "$work/fake.out" "apple-fake listening on ") || die "apple-fake did not start"
 }

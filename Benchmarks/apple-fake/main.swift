@@ -6,6 +6,10 @@ import HTTPServer
 // project's own HTTPServer so the fake costs little next to the server under test.
 //
 //   apple-fake --sample FILE [--listen 127.0.0.1:0] [--threads 1] [--distinct] [--server-api DIR]
+//              [--layout apple|file]
+//
+// --layout: the answer as Apple lays it out (the default: compact, AppleLayout) or byte for
+// byte as the sample file has it (pretty-printed; what this fake served before round 14).
 //
 // --server-api DIR also serves the App Store Server API's history and status endpoints
 // (ServerAPIFake), writing DIR/root.pem and DIR/AuthKey.p8 for the server under test.
@@ -22,6 +26,7 @@ var threads = 1
 var samplePath: String?
 var distinct = false
 var serverAPIDirectory: String?
+var layout = "apple"
 var arguments = Array(CommandLine.arguments.dropFirst())[...]
 @MainActor func value(of flag: String) -> String {
     guard let value = arguments.popFirst() else { fail("\(flag) needs a value") }
@@ -36,6 +41,9 @@ while let flag = arguments.popFirst() {
     case "--sample": samplePath = value(of: flag)
     case "--distinct": distinct = true
     case "--server-api": serverAPIDirectory = value(of: flag)
+    case "--layout":
+        layout = value(of: flag)
+        guard layout == "apple" || layout == "file" else { fail("--layout is apple or file") }
     default: fail("unknown flag \(flag)")
     }
 }
@@ -45,7 +53,7 @@ guard let samplePath, let sample = FileManager.default.contents(atPath: samplePa
 guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]) else {
     fail("--listen must be HOST:PORT")
 }
-let template = SampleTemplate([UInt8](sample))
+let template = SampleTemplate(layout == "apple" ? AppleLayout.asSent([UInt8](sample)) : [UInt8](sample))
 guard template.idCount > 0 else { fail("no transaction ids found in \(samplePath)") }
 let serverAPI: ServerAPIFake?
 do {
@@ -62,6 +70,6 @@ do {
     fail("cannot listen on \(listen): \(error)")
 }
 server.start()
-FileHandle.standardOutput.write(Data(
-    "apple-fake listening on \(server.boundAddress) (\(template.idCount) ids, distinct: \(distinct))\n".utf8))
+let details = "\(template.idCount) ids, distinct: \(distinct), \(template.raw.count) B, layout \(layout)"
+FileHandle.standardOutput.write(Data("apple-fake listening on \(server.boundAddress) (\(details))\n".utf8))
 while true { pause() }
