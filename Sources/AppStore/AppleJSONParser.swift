@@ -282,6 +282,15 @@ struct AppleJSONParser {
         // checks, most of this function's cost on the ids and dates of every receipt info (~100
         // numbers per verifyReceipt answer). A twentieth digit and on take the checked loop.
         let uncheckedEnd = min(bytes.count, start + 19)
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= uncheckedEnd {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                guard let eight = Self.eightDigits(word) else { break }
+                magnitude = magnitude &* 100_000_000 &+ eight
+                index += 8
+            }
+        }
         while index < uncheckedEnd {
             let digit = bytes[index] &- UInt8(ascii: "0")
             guard digit < 10 else { break }
@@ -306,6 +315,23 @@ struct AppleJSONParser {
         if magnitude <= UInt64(Int64.max) { return .number(AppleJSONNumber(storage: .signed(-Int64(magnitude)))) }
         if magnitude == UInt64(Int64.max) + 1 { return .number(AppleJSONNumber(storage: .signed(.min))) }
         return nil
+    }
+
+    /// The value of eight ASCII digits loaded little-endian (the first digit in the lowest
+    /// byte), or nil when any byte is not a digit.
+    ///
+    /// Why: the ids and `*_ms` dates of a verifyReceipt answer are 13-19 digits, ~100 of them per
+    /// answer; taking them eight at a time (adjacent digits, then pairs, then fours combined by
+    /// multiply and shift in one register) replaces most of the per-digit loop and its tests.
+    static func eightDigits(_ word: UInt64) -> UInt64? {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let digits = word &- ones &* 0x30
+        // A byte is a digit when it is 0x30-0x39: its high nibble is 3 and adding 6 keeps it 3.
+        guard word & (ones &* 0xF0) == ones &* 0x30,
+              (word &+ ones &* 0x06) & (ones &* 0xF0) == ones &* 0x30 else { return nil }
+        let pairs = (digits &* 10 &+ (digits >> 8)) & 0x00FF_00FF_00FF_00FF
+        let fours = (pairs &* 100 &+ (pairs >> 16)) & 0x0000_FFFF_0000_FFFF
+        return (fours &* 10_000 &+ (fours >> 32)) & 0xFFFF_FFFF
     }
 
     mutating func literal(_ word: StaticString, _ value: AppleJSONValue) -> AppleJSONValue? {
