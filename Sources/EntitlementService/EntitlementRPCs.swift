@@ -59,6 +59,9 @@ public struct EntitlementRPCs: Sendable {
         }
     }
 
+    /// CheckEntitlement evaluated and encoded afresh on every call. The wire no longer uses it
+    /// (``checkEntitlementFramed(_:)`` serves the kept bytes); it stays as the plain reference
+    /// the tests hold the framed answer equal to, byte for byte.
     func checkEntitlement(
         _ request: EntitlementV1.CheckEntitlementRequest
     ) throws -> EntitlementV1.CheckEntitlementResponse {

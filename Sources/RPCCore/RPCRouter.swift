@@ -51,10 +51,9 @@ public struct RPCRouter: Sendable {
         _ path: String, requiresAuthentication: Bool = true,
         _ handler: @escaping @Sendable (Request, RPCContext) throws -> Response
     ) {
-        methods[path] = Method(execution: .inline { bytes, context in
-            let request = try RPCRouter.decode(Request.self, bytes)
-            return RPCResponseBody(try handler(request, context))
-        }, requiresAuthentication: requiresAuthentication)
+        registerInlineFramed(path, requiresAuthentication: requiresAuthentication) { (request: Request, context) in
+            RPCResponseBody(try handler(request, context))
+        }
     }
 
     /// Registers an inline method (as ``registerInline(_:requiresAuthentication:_:)``) whose
