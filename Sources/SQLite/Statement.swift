@@ -137,8 +137,9 @@ public final class Statement: SQLStatement {
 
     /// `value`'s decimal digits, `-` first when negative (what SQLite's text of an INTEGER is),
     /// written into a stack buffer: no generic integer printing, and a String that allocates
-    /// only when it is longer than 15 bytes.
-    static func decimalText(_ value: Int64) -> String {
+    /// only when it is longer than 15 bytes. The one such printer: EntitlementStorage's record
+    /// and event-id decoding (`DecimalText.text`) use it too.
+    public static func decimalText(_ value: Int64) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
             var rest = value.magnitude
             var start = buffer.count
