@@ -47,13 +47,13 @@ extension FactsRecorder {
             try insert(incoming, chainRow: chainRow)
             let target = db.insertedRowID.map {
                 HistoryPointerTarget(row: $0, transactionID: incoming.transactionID, productID: incoming.productID,
-                                     originalTransactionID: chainID)
+                                     originalTransactionID: chainID, expiresDateMs: incoming.expiresDateMs)
             }
             return (true, events, confirmation, target)
         }
         let merged = stored.value.merged(with: incoming)
         if merged != stored.value { try update(merged, row: stored.row) }
-        return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: stored.value))
+        return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: merged))
     }
 
     /// Records that Apple reversed the refund of `transactionID` at `reversedAtMs` and clears a

@@ -131,7 +131,7 @@ extension FactsRecorder {
         let insert: DB.Statement
         if let target, target.isNamed(by: event) {
             insert = statements.insertPointingHistoryEvent
-            Self.bindPointing(event, owner: userRow, transactionRow: target.row, to: insert)
+            Self.bindPointing(event, owner: userRow, target: target, to: insert)
         } else {
             insert = statements.insertHistoryEvent
             Self.bind(event, owner: userRow, to: insert)
@@ -142,17 +142,21 @@ extension FactsRecorder {
         return true
     }
 
-    /// Binds ``HistoryEvent/insertPointingHistorySQL``'s nine parameters.
-    static func bindPointing(_ event: HistoryEvent, owner: Int64, transactionRow: Int64, to statement: DB.Statement) {
+    /// Binds ``HistoryEvent/insertPointingHistorySQL``'s nine parameters; the expiry as NULL
+    /// where the engine reads it through the pointer and the target's is the event's
+    /// (`history_events_expiry_through_pointer`).
+    static func bindPointing(_ event: HistoryEvent, owner: Int64, target: HistoryPointerTarget,
+                             to statement: DB.Statement) {
         DB.bindHistoryEventID(event.eventID, at: 1, of: statement)
         statement.bind(owner, at: 2)
         statement.bind(StorageCodes.code(event.kind), at: 3)
         statement.bind(event.occurredAtMs, at: 4)
-        statement.bind(event.expiresAtMs, at: 5)
+        let shared = DB.historyExpiryMayPoint && target.expiresDateMs == event.expiresAtMs
+        statement.bind(shared ? nil : event.expiresAtMs, at: 5)
         statement.bind(StorageCodes.code(event.environment), at: 6)
         statement.bind(StorageCodes.code(event.source), at: 7)
         statement.bind(event.appleNotificationType, at: 8)
-        statement.bind(transactionRow, at: 9)
+        statement.bind(target.row, at: 9)
     }
 
     /// Binds an event row's eleven columns, in the order both event tables declare them; the

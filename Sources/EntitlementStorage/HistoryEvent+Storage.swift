@@ -6,14 +6,15 @@ import SQLDatabase
 extension HistoryEvent {
     /// The columns ``init(row:)`` reads from `history_events` (``historyFrom``): an event that
     /// points at its transaction (`history_events_point_at_transactions`) reads the three ids
-    /// from that transaction and its chain. `eventID`: the SQL of the id's text
+    /// from that transaction and its chain, and its expiry from the transaction where it is
+    /// NULL (`history_events_expiry_through_pointer`). `eventID`: the SQL of the id's text
     /// (``StorageEngine/historyEventIDText(_:)`` of `h.event_id`).
     static func historyColumns(eventID: String) -> String {
         """
         \(eventID), h.kind, h.occurred_at_ms, COALESCE(h.product_id, \(Schema.productName("t.product_name_rowid"))),
         COALESCE(h.transaction_id, t.transaction_id),
-        COALESCE(h.original_transaction_id, c.original_transaction_id), h.expires_at_ms, h.environment, h.source,
-        h.apple_notification_type
+        COALESCE(h.original_transaction_id, c.original_transaction_id),
+        COALESCE(h.expires_at_ms, t.expires_date_ms), h.environment, h.source, h.apple_notification_type
         """
     }
     /// `history_events` as `h`, with the transaction `t` and chain `c` an event may point at.
@@ -44,8 +45,9 @@ extension HistoryEvent {
 
     /// Inserts an event that names, byte for byte, the transaction in row `?9`
     /// (``HistoryPointerTarget``): the row ``insertHistorySQL`` would store for it, without its
-    /// lookup. Binds the event id (1), owner (2), kind (3), occurred (4), expires (5),
-    /// environment (6), source (7), notification type (8) and the transaction's row (9).
+    /// lookup. Binds the event id (1), owner (2), kind (3), occurred (4), expires (5, NULL when
+    /// read through the pointer), environment (6), source (7), notification type (8) and the
+    /// transaction's row (9).
     static let insertPointingHistorySQL = """
         INSERT INTO history_events (
             event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,

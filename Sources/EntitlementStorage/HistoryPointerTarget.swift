@@ -13,19 +13,24 @@ struct HistoryPointerTarget {
     var transactionID: String
     var productID: String
     var originalTransactionID: String
+    /// The row's expiry once this write is done (nil: none yet); once set it never changes,
+    /// so an event with the same expiry can read it through the pointer.
+    var expiresDateMs: Int64?
 
-    /// The row a stored `transaction` was read from: its ids as the row holds them (a stored
-    /// copy keeps its product and chain whatever a later copy says).
+    /// The row holding `transaction` once this write is done: its ids as the row holds them (a
+    /// stored copy keeps its product and chain whatever a later copy says) and its expiry.
     init(row: Int64, storedAs transaction: Transaction) {
         self.init(row: row, transactionID: transaction.transactionID, productID: transaction.productID,
-                  originalTransactionID: transaction.originalTransactionID)
+                  originalTransactionID: transaction.originalTransactionID, expiresDateMs: transaction.expiresDateMs)
     }
 
-    init(row: Int64, transactionID: String, productID: String, originalTransactionID: String) {
+    init(row: Int64, transactionID: String, productID: String, originalTransactionID: String,
+         expiresDateMs: Int64?) {
         self.row = row
         self.transactionID = transactionID
         self.productID = productID
         self.originalTransactionID = originalTransactionID
+        self.expiresDateMs = expiresDateMs
     }
 
     /// Whether `event` names exactly this transaction, byte for byte: the test the general

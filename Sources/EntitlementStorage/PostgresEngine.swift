@@ -39,4 +39,6 @@ extension PostgreSQL.Connection: StorageEngine {
         statement.bind(id, at: index)
     }
     static func historyEventIDText(_ column: String) -> String { column }
+    /// PostgreSQL keeps `expires_at_ms` NOT NULL: every event writes its own.
+    static let historyExpiryMayPoint = false
 }

@@ -237,5 +237,6 @@ enum Schema {
         userFactsByUserKeyMigration,
         transactionsDecimalIDsMigration,
         compactEventIDsMigration,
+        pointedExpiryMigration,
     ])
 }

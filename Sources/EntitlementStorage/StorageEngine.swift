@@ -37,6 +37,10 @@ protocol StorageEngine: SQLConnection {
     /// SQL for the text of the history event id stored in `column`: what readers select, sort
     /// by and compare cursors with.
     static func historyEventIDText(_ column: String) -> String
+    /// Whether `history_events.expires_at_ms` is NULL for an event pointing at a transaction
+    /// with the same expiry (`history_events_expiry_through_pointer`); readers take
+    /// `COALESCE(h.expires_at_ms, t.expires_date_ms)` either way.
+    static var historyExpiryMayPoint: Bool { get }
 }
 
 extension Connection: StorageEngine {
@@ -67,4 +71,5 @@ extension Connection: StorageEngine {
         }
     }
     static func historyEventIDText(_ column: String) -> String { CompactEventID.textSQL(column) }
+    static let historyExpiryMayPoint = true
 }

@@ -31,9 +31,20 @@ extension MigrationPlan {
     }
 
     /// The SQL that reads `column` of `table` as PostgreSQL keeps it: the column itself, except
-    /// history's event ids, which SQLite keeps in a compact form (``CompactEventID``).
+    /// history's event ids, which SQLite keeps in a compact form (``CompactEventID``), and
+    /// history's expiries, which SQLite may read through the event's transaction
+    /// (`history_events_expiry_through_pointer`) where PostgreSQL stores every one.
     static func read(_ table: String, _ column: String) -> String {
-        table == "history_events" && column == quoted("event_id") ? CompactEventID.textSQL(column) : column
+        guard table == "history_events" else { return column }
+        switch column {
+        case quoted("event_id"): return CompactEventID.textSQL(column)
+        case quoted("expires_at_ms"):
+            return """
+                COALESCE(\(column), (SELECT t.expires_date_ms FROM transactions t
+                    WHERE t.id = history_events.transaction_rowid))
+                """
+        default: return column
+        }
     }
 
     /// Identity sequences continue after the copied ids, and after any id SQLite handed out
