@@ -131,7 +131,7 @@ enum ChangeRecorderSQL {
     static func newestEventSQL(eventID: String) -> String {
         """
         SELECT \(eventID) FROM \(HistoryEvent.historyFrom)
-        WHERE h.user_rowid = ? AND COALESCE(h.original_transaction_id, c.original_transaction_id) = ?
+        WHERE h.user_rowid = ? AND COALESCE(h.original_transaction_id, CAST(c.original_transaction_id AS TEXT)) = ?
         ORDER BY h.occurred_at_ms DESC, \(eventID) DESC LIMIT 1
         """
     }

@@ -13,7 +13,7 @@ extension FactsRecorder {
 
     func findChain(_ chainID: String) throws -> StoredChain? {
         let find = statements.findChain
-        find.bind(chainID, at: 1)
+        DB.bindDecimalID(chainID, at: 1, of: find)
         defer { find.reset() }
         guard try find.step() else { return nil }
         return StoredChain(row: find.int64(at: 0), ownerRow: find.optionalInt64(at: 1),
@@ -23,7 +23,7 @@ extension FactsRecorder {
     /// Inserts a chain owned by `userRow`, or by nobody yet when it is `nil`.
     func insertChain(_ chainID: String, userRow: Int64?, now: Int64) throws -> Int64 {
         let insert = statements.insertChain
-        insert.bind(chainID, at: 1)
+        DB.bindDecimalID(chainID, at: 1, of: insert)
         insert.bind(userRow, at: 2)
         insert.bind(userRow == nil ? nil : now, at: 3)
         return try returnedID(insert)

@@ -161,8 +161,9 @@ extension FactsRecorder {
 
     /// Binds an event row's eleven columns, in the order both event tables declare them; the
     /// second column is the owner (a user row for history, a chain row while pending). The
-    /// transaction id (6) is bound as `transactions` keeps it, for the history insert's lookup;
-    /// the event tables' own TEXT columns store it as its text either way. The event id (1) is
+    /// transaction id (6) and original transaction id (7) are bound as `transactions` and
+    /// `chains` keep them, for the history insert's lookup; the event tables' own TEXT columns
+    /// store them as their text either way. The event id (1) is
     /// bound as `history_events` keeps it, or as text for `pending_events` (`pending`), which
     /// then gets it as history keeps it in 12, for its check against history.
     static func bind(_ event: HistoryEvent, owner: Int64, to statement: DB.Statement, pending: Bool = false) {
@@ -177,7 +178,7 @@ extension FactsRecorder {
         statement.bind(event.occurredAtMs, at: 4)
         statement.bind(event.productID, at: 5)
         DB.bindDecimalID(event.transactionID, at: 6, of: statement)
-        statement.bind(event.originalTransactionID, at: 7)
+        DB.bindDecimalID(event.originalTransactionID, at: 7, of: statement)
         statement.bind(event.expiresAtMs, at: 8)
         statement.bind(StorageCodes.code(event.environment), at: 9)
         statement.bind(StorageCodes.code(event.source), at: 10)

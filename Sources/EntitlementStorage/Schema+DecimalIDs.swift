@@ -47,6 +47,31 @@ extension Schema {
         CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
         """)
 
+    /// Storage (issue 14 goal 2): `chains.original_transaction_id` keeps canonical decimal ids
+    /// as INTEGERs, as ``transactionsDecimalIDsMigration`` did for transactions' ids (about 5
+    /// bytes per transaction on the 1M x 3 set, row and unique index). The same rules follow:
+    /// the column has no declared type; the writer binds every chain id it stores or looks up
+    /// through ``StorageEngine/bindDecimalID(_:at:of:)``; a reader gets the id's text back
+    /// from ``Statement/string(at:)``; and SQL that compares the column with text casts it
+    /// (`CAST(c.original_transaction_id AS TEXT)` is the id's text, byte for byte). No reader
+    /// orders by the column (integers would sort before text and by value).
+    ///
+    /// Rebuilt keeping every row id (transactions, renewal infos and pending events point at
+    /// chains by it), in row id order so the copy appends.
+    static let chainsDecimalIDsMigration = Migration("chains_decimal_ids", sql: """
+        CREATE TABLE chains_rebuilt (
+            id INTEGER PRIMARY KEY,
+            original_transaction_id NOT NULL UNIQUE,
+            user_rowid INTEGER REFERENCES users(id),
+            owned_since_ms INTEGER
+        );
+        INSERT INTO chains_rebuilt (id, original_transaction_id, user_rowid, owned_since_ms)
+            SELECT id, \(decimalID("original_transaction_id")), user_rowid, owned_since_ms FROM chains ORDER BY id;
+        DROP TABLE chains;
+        ALTER TABLE chains_rebuilt RENAME TO chains;
+        CREATE INDEX chains_by_user ON chains(user_rowid);
+        """)
+
     /// ``DecimalText/value(_:)`` in SQL (frozen with the migration): the column's text as an
     /// INTEGER when it is 1-18 ASCII digits without a leading zero (or "0"), else as it is
     /// (NULL stays NULL).

@@ -238,5 +238,6 @@ enum Schema {
         transactionsDecimalIDsMigration,
         compactEventIDsMigration,
         pointedExpiryMigration,
+        chainsDecimalIDsMigration,
     ])
 }

@@ -27,9 +27,10 @@ protocol StorageEngine: SQLConnection {
     /// answers RETURNING from an ephemeral table it opens, fills and closes per statement (the
     /// user and chain inserts' were ~1.4 % of the server's CPU on distinct SubmitReceipt calls).
     static var returningIDClause: String { get }
-    /// Binds an Apple id bound for `transactions.transaction_id` or `web_order_line_item_id` (or
-    /// compared with the first) as that column keeps it (`transactions_decimal_ids`): a value of
-    /// one type never equals a value of the other, so every such statement binds through here.
+    /// Binds an Apple id bound for `transactions.transaction_id`, `web_order_line_item_id` or
+    /// `chains.original_transaction_id` (or compared with one) as that column keeps it
+    /// (`transactions_decimal_ids`, `chains_decimal_ids`): a value of one type never equals a
+    /// value of the other, so every such statement binds through here.
     static func bindDecimalID(_ id: String?, at index: Int32, of statement: Statement)
     /// Binds an event id bound for `history_events.event_id` (or compared with it) as that
     /// column keeps it (``CompactEventID``), as ``bindDecimalID(_:at:of:)`` does for its columns.

@@ -53,8 +53,10 @@ def test_a_crash_neither_loses_nor_invents_a_change(pb, server, tmp_path):
         changes = conn.execute("""
             SELECT c.sequence, u.user_id, c.state, c.previous_state, c.original_transaction_id
             FROM entitlement_changes c JOIN users u ON u.id = c.user_rowid ORDER BY c.sequence""").fetchall()
+        # chains keep a decimal id as an INTEGER (migration chains_decimal_ids): its text is the id.
         stored = {user: chain for user, chain in conn.execute("""
-            SELECT u.user_id, c.original_transaction_id FROM chains c JOIN users u ON u.id = c.user_rowid""")}
+            SELECT u.user_id, CAST(c.original_transaction_id AS TEXT)
+            FROM chains c JOIN users u ON u.id = c.user_rowid""")}
 
     sequences = [row[0] for row in changes]
     assert sequences == list(range(1, len(changes) + 1)), "one unbroken sequence"
