@@ -35,10 +35,34 @@ public protocol EntitlementRepository: Sendable {
     /// Everything stored about `userID` (empty facts for an unknown user).
     func facts(userID: String) throws -> UserFacts
 
+    /// The memo of answers kept with `userID`'s facts when the implementation holds them
+    /// cached, else the facts themselves (see ``KeptAnswersOrFacts``). An implementation
+    /// without a cache need not implement it: the default answers ``facts(userID:)``.
+    func keptAnswersOrFacts(userID: String) throws -> KeptAnswersOrFacts
+
     /// One page of `userID`'s history, newest first, optionally for one product.
     ///
     /// `pageSize` <= 0 means ``HistoryPage/defaultPageSize``; larger than
     /// ``HistoryPage/maximumPageSize`` is clamped. A token not issued by this store throws
     /// ``StoreError/Code/badPageToken``.
     func history(userID: String, productID: String?, pageSize: Int, pageToken: String?) throws -> HistoryPage
+}
+
+/// What ``EntitlementRepository/keptAnswersOrFacts(userID:)`` hands back.
+///
+/// A hit in a cache of a million users' facts costs cache misses more than instructions, and
+/// handing out the facts retains each of their arrays (one miss each) for a call that, while
+/// the user's kept answer holds, reads only the memo. So a hit hands over the memo alone; the
+/// caller asks for the facts when the memo has no answer for its filters and instant.
+public enum KeptAnswersOrFacts: Sendable {
+    /// The memo kept with the user's cached facts.
+    case kept(CheckAnswerMemo)
+    /// The user's facts, read afresh (a miss, or an implementation without a cache).
+    case facts(UserFacts)
+}
+
+extension EntitlementRepository {
+    public func keptAnswersOrFacts(userID: String) throws -> KeptAnswersOrFacts {
+        .facts(try facts(userID: userID))
+    }
 }

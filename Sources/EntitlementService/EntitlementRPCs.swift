@@ -78,9 +78,24 @@ public struct EntitlementRPCs: Sendable {
     /// appended to the kept bytes per millisecond). Only answers at now are kept: at an explicit
     /// `at_ms` which facts count moves with the instant. The facts' ``CheckAnswerMemo`` says
     /// for which instants and filters a kept answer holds.
+    ///
+    /// A cached user's memo comes without their facts (``KeptAnswersOrFacts``); the facts are
+    /// asked for only when the memo has no answer that holds, which a user checked again and
+    /// again with the same filters meets once per change of state.
     func checkEntitlementFramed(_ request: EntitlementV1.CheckEntitlementRequest) throws -> RPCResponseBody {
         let at = try evaluationTime(userID: request.userID, atMs: request.atMs)
-        let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
+        let facts: UserFacts
+        switch try withStoreErrors({ try repository.keptAnswersOrFacts(userID: request.userID) }) {
+        case let .kept(memo):
+            if request.atMs == 0, let framed = memo.answer(
+                productID: request.productID, entitlementID: request.entitlementID, at: at.instantMs,
+                render: Self.stamp) {
+                return RPCResponseBody(framed: framed)
+            }
+            facts = try withStoreErrors { try repository.facts(userID: request.userID) }
+        case let .facts(read):
+            facts = read
+        }
         guard request.atMs == 0, let memo = facts.checkAnswers else {
             return RPCResponseBody(Self.response(to: check(request, facts, at: at)))
         }

@@ -137,6 +137,10 @@ public final class EntitlementStore: EntitlementRepository, CoreBackedStore {
         try core.facts(userID: userID)
     }
 
+    public func keptAnswersOrFacts(userID: String) throws -> KeptAnswersOrFacts {
+        try core.keptAnswersOrFacts(userID: userID)
+    }
+
     public func history(
         userID: String, productID: String?, pageSize: Int, pageToken: String?
     ) throws -> HistoryPage {

@@ -24,6 +24,12 @@ final class FactsCache: Sendable {
         case miss(Miss)
     }
 
+    /// ``lookupMemo(_:)``'s answer.
+    enum MemoLookup {
+        case hit(CheckAnswerMemo?)
+        case miss(Miss)
+    }
+
     /// A missed user's hash and the stripe's generation when the lookup missed: the insert
     /// goes to that stripe and index position without hashing the user id again.
     struct Miss {
@@ -58,6 +64,16 @@ final class FactsCache: Sendable {
         let hash = hashID(userID)
         return stripe(hash).withLock { state in
             if let facts = state.lookup(userID, hash: hash) { return .hit(facts) }
+            return .miss(Miss(hash: hash, generation: state.generation))
+        }
+    }
+
+    /// Like ``lookup(_:)``, but a hit hands back only the answer memo kept with the facts
+    /// (``KeptAnswersOrFacts``): nil inside `.hit` only for facts cached without one.
+    func lookupMemo(_ userID: String) -> MemoLookup {
+        let hash = hashID(userID)
+        return stripe(hash).withLock { state in
+            if let memo = state.lookupMemo(userID, hash: hash) { return .hit(memo) }
             return .miss(Miss(hash: hash, generation: state.generation))
         }
     }

@@ -4,9 +4,12 @@ import Entitlements
 /// guarded by the stripe's lock.
 ///
 /// The index is linear probing over slot numbers, at most half full, keyed by the hash the
-/// cache computed once per call; a probe compares the stored hash, then the id's bytes.
-/// Removal shifts later entries of the probe run back (no tombstones), so a lookup's probe
-/// stops at the first empty position.
+/// cache computed once per call. Each position holds 32 bits of the hash beside the slot
+/// number, so a probe passes positions of other users without reading their slots: over a
+/// million users the slots are far apart in memory and each one read is a cache miss. Only a
+/// position whose hash bits match has its slot's id bytes compared. Removal shifts later
+/// entries of the probe run back (no tombstones), so a lookup's probe stops at the first
+/// empty position.
 struct FactsCacheStripe: Sendable {
     private struct Slot: Sendable {
         var userID: String
@@ -20,8 +23,9 @@ struct FactsCacheStripe: Sendable {
     private var slots: [Slot] = []
     private var freeSlots: [Int] = []
     private var hand = 0
-    /// Slot number + 1 per position, 0 for empty.
-    private var index: [Int32]
+    /// Per position: the hash's index bits (``indexBits(_:)``) in the high 32 bits, slot
+    /// number + 1 in the low 32; 0 for empty.
+    private var index: [UInt64]
     private let mask: Int
 
     init(capacity: Int) {
@@ -35,9 +39,18 @@ struct FactsCacheStripe: Sendable {
     /// The user's cached facts (marking them recently used), or nil.
     mutating func lookup(_ userID: String, hash: Int) -> UserFacts? {
         guard let position = position(of: userID, hash: hash) else { return nil }
-        let slot = Int(index[position]) - 1
+        let slot = Self.slot(index[position])
         slots[slot].referenced = true
         return slots[slot].facts
+    }
+
+    /// The answer memo kept with the user's cached facts (marking them recently used), or nil
+    /// when the user is not cached: unlike ``lookup(_:hash:)`` it retains only the memo.
+    mutating func lookupMemo(_ userID: String, hash: Int) -> CheckAnswerMemo?? {
+        guard let position = position(of: userID, hash: hash) else { return nil }
+        let slot = Self.slot(index[position])
+        slots[slot].referenced = true
+        return .some(slots[slot].facts.checkAnswers)
     }
 
     mutating func insert(_ facts: UserFacts, for userID: String, hash: Int, ifGeneration expected: UInt64) {
@@ -56,7 +69,7 @@ struct FactsCacheStripe: Sendable {
     /// Puts `facts` in the user's slot, or a free or evicted one.
     private mutating func place(_ facts: UserFacts, for userID: String, hash: Int) {
         if let position = position(of: userID, hash: hash) {
-            slots[Int(index[position]) - 1].facts = facts
+            slots[Self.slot(index[position])].facts = facts
             return
         }
         let entry = Slot(userID: userID, hash: hash, facts: facts, referenced: false)
@@ -73,13 +86,13 @@ struct FactsCacheStripe: Sendable {
         }
         var position = home(hash)
         while index[position] != 0 { position = (position + 1) & mask }
-        index[position] = Int32(slot + 1)
+        index[position] = UInt64(Self.indexBits(hash)) << 32 | UInt64(slot + 1)
     }
 
     mutating func remove(_ userID: String, hash: Int) {
         generation &+= 1
         guard let position = position(of: userID, hash: hash) else { return }
-        let slot = Int(index[position]) - 1
+        let slot = Self.slot(index[position])
         erase(at: position)
         slots[slot].facts = UserFacts()
         slots[slot].referenced = false
@@ -94,17 +107,35 @@ struct FactsCacheStripe: Sendable {
         for position in index.indices { index[position] = 0 }
     }
 
+    /// The hash's bits above the stripe's (the cache picks the stripe with the low six),
+    /// kept in the index; a position's home is the low bits of these.
+    private static func indexBits(_ hash: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: UInt(bitPattern: hash) >> 6)
+    }
+
+    private static func slot(_ entry: UInt64) -> Int {
+        Int(truncatingIfNeeded: entry & 0xFFFF_FFFF) - 1
+    }
+
     private func home(_ hash: Int) -> Int {
-        Int(truncatingIfNeeded: UInt(bitPattern: hash) >> 6) & mask
+        Int(Self.indexBits(hash)) & mask
+    }
+
+    private func home(entry: UInt64) -> Int {
+        Int(truncatingIfNeeded: entry >> 32) & mask
     }
 
     /// The index position of `userID`'s slot, or nil. Ends: the index is never more than half full.
     private func position(of userID: String, hash: Int) -> Int? {
         guard capacity > 0 else { return nil }
+        let bits = UInt64(Self.indexBits(hash))
         var position = home(hash)
         while index[position] != 0 {
-            let slot = Int(index[position]) - 1
-            if slots[slot].hash == hash, slots[slot].userID.hasSameBytes(as: userID) { return position }
+            let entry = index[position]
+            if entry >> 32 == bits {
+                let slot = Self.slot(entry)
+                if slots[slot].hash == hash, slots[slot].userID.hasSameBytes(as: userID) { return position }
+            }
             position = (position + 1) & mask
         }
         return nil
@@ -116,7 +147,7 @@ struct FactsCacheStripe: Sendable {
         var hole = position
         var next = (position + 1) & mask
         while index[next] != 0 {
-            let wanted = home(slots[Int(index[next]) - 1].hash)
+            let wanted = home(entry: index[next])
             let reachable = hole < next ? (wanted > hole && wanted <= next) : (wanted > hole || wanted <= next)
             if !reachable {
                 index[hole] = index[next]

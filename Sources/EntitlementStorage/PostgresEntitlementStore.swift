@@ -138,6 +138,10 @@ public final class PostgresEntitlementStore: EntitlementRepository, CoreBackedSt
         try core.facts(userID: userID)
     }
 
+    public func keptAnswersOrFacts(userID: String) throws -> KeptAnswersOrFacts {
+        try core.keptAnswersOrFacts(userID: userID)
+    }
+
     public func history(
         userID: String, productID: String?, pageSize: Int, pageToken: String?
     ) throws -> HistoryPage {

@@ -107,6 +107,20 @@ final class StoreCore<DB: StorageEngine>: Sendable {
         return facts
     }
 
+    /// A cached user's answer memo, without retaining their facts' arrays; facts read and
+    /// cached as ``facts(userID:)`` reads them on a miss.
+    func keptAnswersOrFacts(userID: String) throws -> KeptAnswersOrFacts {
+        let miss: FactsCache.Miss
+        switch cache.lookupMemo(userID) {
+        case let .hit(memo?): return .kept(memo)
+        case .hit(nil): return .facts(try facts(userID: userID))
+        case let .miss(missed): miss = missed
+        }
+        let facts = try read("reading facts") { try $0.facts(userID: userID) }
+        cache.insert(facts, for: userID, after: miss)
+        return .facts(facts)
+    }
+
     func history(userID: String, productID: String?, pageSize: Int, pageToken: String?) throws -> HistoryPage {
         let cursor = try HistoryCursor.parse(pageToken: pageToken)
         let limit = HistoryPage.clampedPageSize(pageSize)

@@ -10,11 +10,24 @@ import Testing
 /// the facts afresh at that instant encodes to.
 struct CheckAnswerMemoTests {
     /// One user's facts, carrying a memo as the store's cache hands them out; replaceable.
+    /// `handsOverMemo`: ``keptAnswersOrFacts(userID:)`` answers the memo alone, as the store's
+    /// cache does on a hit, instead of the protocol's default (the facts).
     final class CachedFacts: EntitlementRepository {
         let facts = Mutex(UserFacts())
+        let factsReads = Atomic<Int>(0)
+        let handsOverMemo: Bool
+        init(handsOverMemo: Bool) { self.handsOverMemo = handsOverMemo }
         func write(_ write: FactsWrite) async throws -> WriteOutcome { fatalError("not used") }
         func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome { fatalError("not used") }
-        func facts(userID: String) throws -> UserFacts { facts.withLock { $0 } }
+        func facts(userID: String) throws -> UserFacts {
+            factsReads.add(1, ordering: .relaxed)
+            return facts.withLock { $0 }
+        }
+        func keptAnswersOrFacts(userID: String) throws -> KeptAnswersOrFacts {
+            let facts = facts.withLock { $0 }
+            guard handsOverMemo, let memo = facts.checkAnswers else { return .facts(try self.facts(userID: userID)) }
+            return .kept(memo)
+        }
         func history(userID: String, productID: String?, pageSize: Int, pageToken: String?) throws -> HistoryPage {
             fatalError("not used")
         }
@@ -34,8 +47,9 @@ struct CheckAnswerMemoTests {
                                             signedDateMs: start)])
     }
 
-    @Test func keptAnswersAreTheBytesAFreshJudgementGives() throws {
-        let repository = CachedFacts()
+    @Test(arguments: [false, true])
+    func keptAnswersAreTheBytesAFreshJudgementGives(handsOverMemo: Bool) throws {
+        let repository = CachedFacts(handsOverMemo: handsOverMemo)
         repository.facts.withLock { $0 = Self.subscription().withCheckAnswerMemo() }
         let clock = Atomic<Int64>(Self.start)
         let receipts = ReceiptSubmission(
@@ -46,6 +60,7 @@ struct CheckAnswerMemoTests {
                                    now: { clock.load(ordering: .relaxed) })
 
         var previous: [UInt8] = []
+        var lastCallRead = false
         func expectFresh(at instant: Int64, productID: String = "", atMs: Int64 = 0, _ what: Comment,
                          kept: Bool? = nil) throws {
             clock.store(instant, ordering: .relaxed)
@@ -53,7 +68,9 @@ struct CheckAnswerMemoTests {
             request.userID = "alice"
             request.productID = productID
             request.atMs = atMs
+            let readsBefore = repository.factsReads.load(ordering: .relaxed)
             let framed = try rpcs.checkEntitlementFramed(request).framed
+            let read = repository.factsReads.load(ordering: .relaxed) > readsBefore
             let fresh = RPCResponseBody(try rpcs.checkEntitlement(request)).framed
             #expect(framed == fresh, what)
             if let kept {
@@ -61,10 +78,14 @@ struct CheckAnswerMemoTests {
                     previous.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress }
                 }
                 #expect(same == kept, what)
+                // Handed the memo alone, a kept answer is served without reading the facts.
+                if handsOverMemo { #expect(!read, what) }
             }
             previous = framed
+            lastCallRead = read
         }
         try expectFresh(at: Self.start, "first call, judged")
+        #expect(lastCallRead, "nothing kept yet: the facts are read")
         try expectFresh(at: Self.start, "same millisecond: the same buffer handed out again", kept: true)
         try expectFresh(at: Self.start + 1, "next millisecond: stamped again", kept: false)
         try expectFresh(at: Self.expiry - 1, "the last instant of the period")

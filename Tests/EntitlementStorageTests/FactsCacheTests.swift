@@ -58,6 +58,9 @@ final class FactsCacheTests: StoreTestCase {
                     case .hit(let facts):
                         hits += 1
                         XCTAssertEqual(facts, model[ExactID(id)], "step \(step): \(id) answered other facts")
+                        guard case .hit(let memo?) = cache.lookupMemo(id), memo === facts.checkAnswers else {
+                            return XCTFail("step \(step): \(id)'s memo lookup found another entry")
+                        }
                     case .miss(let miss):
                         let facts = Self.facts(marking: step)
                         cache.insert(facts, for: id, after: miss)
@@ -90,6 +93,28 @@ final class FactsCacheTests: StoreTestCase {
             }
         }
         XCTAssertEqual(cached, 17, "one stripe holds 64 / 64 + 64 / 640 + 16 users")
+    }
+
+    /// The store hands a cached user's memo over alone, the same memo their cached facts
+    /// carry, and reads (and caches) the facts of a user not cached; a write brings a new memo.
+    func testAStoreHandsOverACachedUsersMemoAlone() async throws {
+        let store = try openStore()
+        guard case .facts(let read) = try store.keptAnswersOrFacts(userID: "alice") else {
+            return XCTFail("not cached: the facts are read")
+        }
+        XCTAssertTrue(read.transactions.isEmpty)
+        guard case .kept(let memo) = try store.keptAnswersOrFacts(userID: "alice") else {
+            return XCTFail("cached by the read before")
+        }
+        XCTAssertTrue(memo === (try store.facts(userID: "alice")).checkAnswers)
+        _ = try await store.write(Fixture.receipt("alice", [Fixture.subscription("1000", chain: "1000")]))
+        guard case .kept(let after) = try store.keptAnswersOrFacts(userID: "alice") else {
+            return XCTFail("the submitting user's facts are refreshed in the cache")
+        }
+        XCTAssertFalse(after === memo, "a write drops the kept answers")
+        XCTAssertTrue(after === (try store.facts(userID: "alice")).checkAnswers)
+        XCTAssertEqual(transactionIDs(try store.facts(userID: "alice")), ["1000"])
+        await store.close()
     }
 
     /// An insert after an invalidation that happened since the miss is dropped.
