@@ -17,6 +17,8 @@
 # Env: USERS=1000000 PER_USER=3 ROUNDS=3 DURATION=10 WARMUP=8 (seconds; the warm-up fills the
 #      facts cache) ZIPF_EXPONENT=1.0 NO_BUILD=1 NO_H2LOAD=1 SHARED_BENCH=../shared/bench
 #      QUIET_WAIT / MAX_OTHER as in shared/bench/lib.sh
+#      MMAP_MIB=N: the server's --database-mmap-mib and the reads pass's --mmap-bytes (default:
+#      the binaries' default, 2048; 0 reads through read() only)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -28,6 +30,10 @@ SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 SETTINGS=("$@"); [ ${#SETTINGS[@]} -gt 0 ] || SETTINGS=(4x32)
 USERS=${USERS:-1000000}; PER_USER=${PER_USER:-3}; ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}; WARMUP_S=${WARMUP:-8}; ZIPF_EXPONENT=${ZIPF_EXPONENT:-1.0}
+SERVER_MMAP=(); READS_MMAP=()
+if [ -n "${MMAP_MIB:-}" ]; then
+    SERVER_MMAP=(--database-mmap-mib "$MMAP_MIB"); READS_MMAP=(--mmap-bytes $((MMAP_MIB << 20)))
+fi
 if [ -z "${NO_BUILD:-}" ]; then
     for product in entitlementd entitlementd-bench entitlementd-load; do
         log "swift build -c release --product $product (.build-release)"
@@ -60,11 +66,11 @@ cat "$BIG" >/dev/null   # into the OS page cache: the runs measure misses of our
 wait_quiet
 # shellcheck disable=SC2046
 $(pin_server) "$BIN_DIR/entitlementd-bench" reads --database "$BIG" --users "$USERS" --distinct 100000 \
-    >"$work/reads.txt"
+    ${READS_MMAP[@]+"${READS_MMAP[@]}"} >"$work/reads.txt"
 
 # shellcheck disable=SC2046
 $(pin_server) "$BIN_DIR/entitlementd" --listen 127.0.0.1:0 --threads 1 --database "$BIG" --log-level warning \
-    >"$work/server.out" 2>"$work/server.err" &
+    ${SERVER_MMAP[@]+"${SERVER_MMAP[@]}"} >"$work/server.out" 2>"$work/server.err" &
 server_pid=$!
 for _ in $(seq 600); do grep -q 'listening on' "$work/server.out" 2>/dev/null && break; sleep 0.05; done
 addr=$(sed -n 's/^entitlementd listening on //p' "$work/server.out")
@@ -101,7 +107,7 @@ for s in "${SETTINGS[@]}"; do
 done
 kill -0 "$server_pid" 2>/dev/null || die "entitlementd died under load"
 
-echo "realistic-reads: CheckEntitlement over $USERS users x $PER_USER transactions ($(du -m "$BIG" | cut -f1) MiB)," \
+echo "realistic-reads: CheckEntitlement over $USERS users x $PER_USER transactions ($(du -mL "$BIG" | cut -f1) MiB)," \
      "facts cache 100000 (default); entitlementd --threads 1 on cpu $SERVER_CPU, driver on cpu $LOAD_CPU;" \
      "${WARMUP_S}s warm-up + ${DURATION}s, median of $ROUNDS; $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 printf '%-8s %-9s %9s %9s %9s %8s %14s\n' CxS load req/s "p50 ms" "p99 ms" server "per server s"

@@ -17,14 +17,15 @@ struct Options {
         return value
     }
 
-    /// Accepts underscores (`1_000_000`) so scripts can spell big counts readably.
-    func int(_ name: String, default fallback: Int? = nil) throws -> Int {
+    /// Accepts underscores (`1_000_000`) so scripts can spell big counts readably; 0 only when
+    /// `allowingZero` (a knob that 0 turns off).
+    func int(_ name: String, default fallback: Int? = nil, allowingZero: Bool = false) throws -> Int {
         guard let raw = values[name] else {
             if let fallback { return fallback }
             throw BenchError("--\(name) is required")
         }
-        guard let value = Int(raw.replacingOccurrences(of: "_", with: "")), value > 0 else {
-            throw BenchError("--\(name) must be a positive integer, got '\(raw)'")
+        guard let value = Int(raw.replacingOccurrences(of: "_", with: "")), value > 0 || (allowingZero && value == 0) else {
+            throw BenchError("--\(name) must be a \(allowingZero ? "non-negative" : "positive") integer, got '\(raw)'")
         }
         return value
     }

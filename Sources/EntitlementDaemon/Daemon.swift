@@ -27,6 +27,8 @@ final class Daemon {
     let gracePeriod: Duration
     let catalog: Catalog
     let transferPolicy: TransferPolicy
+    /// --database-mmap-mib in bytes (SQLite's read connections).
+    let memoryMapBytes: Int
     let verifierConfiguration: ReceiptVerifier.Configuration
     let verifyCacheTTLMs: Int64?
     /// --watch-buffer-bytes: unread bytes a streaming call may leave before it is ended.
@@ -73,6 +75,7 @@ final class Daemon {
             throw FlagError("--transfer-policy must be transfer or reject")
         }
         transferPolicy = policy
+        memoryMapBytes = try DaemonFlags.databaseMemoryMapBytes(flags)
         catalog = try Daemon.loadCatalog(flags.string("catalog"))
         verifierConfiguration = try Daemon.verifierConfiguration(flags)
         jwsVerifier = JWSVerifier(trustedRoots: try Daemon.trustedRoots(flags.string("apple-root-ca")))
@@ -149,7 +152,7 @@ final class Daemon {
         raiseOpenFilesLimit()
         let serviceMetrics = self.serviceMetrics
         var configuration = EntitlementStore.Configuration(
-            transferPolicy: transferPolicy,
+            transferPolicy: transferPolicy, memoryMapBytes: memoryMapBytes,
             onCommit: { size, seconds in serviceMetrics.storeCommitted(batchSize: size, seconds: seconds) })
         configureChangeLog(&configuration)
         guard let store = openStore(configuration) else { return 1 }
