@@ -24,7 +24,8 @@ struct Options {
             if let fallback { return fallback }
             throw BenchError("--\(name) is required")
         }
-        guard let value = Int(raw.replacingOccurrences(of: "_", with: "")), value > 0 || (allowingZero && value == 0) else {
+        guard let value = Int(raw.replacingOccurrences(of: "_", with: "")),
+              value > 0 || (allowingZero && value == 0) else {
             throw BenchError("--\(name) must be a \(allowingZero ? "non-negative" : "positive") integer, got '\(raw)'")
         }
         return value

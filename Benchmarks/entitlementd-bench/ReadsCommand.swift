@@ -33,7 +33,8 @@ struct ReadsCommand {
         distinct = try options.int("distinct")
         writeEveryMs = try options.optionalInt("write-every-ms")
         var configuration = EntitlementStore.Configuration()
-        configuration.memoryMapBytes = try options.int("mmap-bytes", default: configuration.memoryMapBytes, allowingZero: true)
+        configuration.memoryMapBytes = try options.int(
+            "mmap-bytes", default: configuration.memoryMapBytes, allowingZero: true)
         configuration.readerCacheKiB = try options.int("reader-cache-kib", default: configuration.readerCacheKiB)
         self.configuration = configuration
     }

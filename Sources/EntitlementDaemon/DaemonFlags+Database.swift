@@ -13,7 +13,8 @@ extension DaemonFlags {
             help: "PostgreSQL read connections per process (each process also holds a writer, a listener "
                 + "and a lease connection); ignored for SQLite"),
         FlagSpec(
-            "database-mmap-mib", value: "MIB", default: String(EntitlementStore.Configuration.defaultMemoryMapBytes >> 20),
+            "database-mmap-mib", value: "MIB",
+            default: String(EntitlementStore.Configuration.defaultMemoryMapBytes >> 20),
             help: "SQLite: read at most this much of the file through mmap instead of read() (0: read() only; "
                 + "SQLite caps it at 2048); ignored for PostgreSQL"),
     ]
