@@ -25,6 +25,11 @@ import SQLite
 /// as "no record", so an old binary on a newer file still answers (from the tables).
 enum UserFactsRecord {
     static let version: UInt8 = 2
+    /// The enums' cases in the order their indexes are stored (`allCases`' order, part of the
+    /// format), built once: `allCases` allocates a new array on every call, two per
+    /// transaction decoded (~250 instructions a record, callgrind).
+    private static let environments = Environment.allCases
+    private static let productTypes = ProductType.allCases
 
     struct Malformed: Error, CustomStringConvertible {
         var description: String { "a user_facts record is malformed; the tables are read instead" }
@@ -57,8 +62,8 @@ enum UserFactsRecord {
             body.appendVarint(strings.optionalIndex(transaction.webOrderLineItemID))
             body.appendVarint(strings.optionalIndex(transaction.inAppOwnershipType))
             body.appendVarint(strings.optionalIndex(transaction.appAccountToken))
-            body.appendVarint(UInt64(Environment.allCases.firstIndex(of: transaction.environment)!))
-            let productType = transaction.declaredProductType.map { ProductType.allCases.firstIndex(of: $0)! + 1 }
+            body.appendVarint(UInt64(environments.firstIndex(of: transaction.environment)!))
+            let productType = transaction.declaredProductType.map { productTypes.firstIndex(of: $0)! + 1 }
             body.appendVarint(UInt64(productType ?? 0))
         }
         body.appendVarint(UInt64(facts.renewalInfos.count))
@@ -120,9 +125,11 @@ enum UserFactsRecord {
             strings.append(try reader.string(length: Int(tag >> 1)))
         }
         let refs = StringRefs(strings: strings)
-        var facts = UserFacts()
+        // Built in locals and handed to UserFacts once: its properties' observers would run on
+        // every append and insertion otherwise.
         let transactionCount = try reader.count()
-        facts.transactions.reserveCapacity(transactionCount)
+        var transactions: [Transaction] = []
+        transactions.reserveCapacity(transactionCount)
         var previous: (purchase: Int64, originalPurchase: Int64)?
         for _ in 0..<transactionCount {
             let flags = try reader.varint()
@@ -134,11 +141,12 @@ enum UserFactsRecord {
             let expires = flags & 1 != 0 ? try reader.signed() &+ purchase : nil
             let cancellation = flags & 2 != 0 ? try reader.signed() &+ purchase : nil
             previous = (purchase, originalPurchase)
-            facts.transactions.append(try transaction(
+            transactions.append(try transaction(
                 flags: flags, ids: (transactionID, originalTransactionID, productID),
                 dates: (purchase, originalPurchase, expires, cancellation), refs: refs, reader: &reader))
         }
         let renewalCount = try reader.count()
+        var renewalInfos: [String: RenewalInfo] = [:]
         for _ in 0..<renewalCount {
             let flags = try reader.varint()
             let originalTransactionID = try refs.string(&reader)
@@ -146,11 +154,11 @@ enum UserFactsRecord {
             let signed = try reader.signed()
             let grace = flags & 4 != 0 ? try reader.signed() &+ signed : nil
             let intent = flags & 8 != 0 ? try reader.signed() : nil
-            facts.renewalInfos[originalTransactionID] = renewalInfo(
+            renewalInfos[originalTransactionID] = renewalInfo(
                 flags: flags, originalTransactionID: originalTransactionID, autoRenewProductID: autoRenewProductID,
                 grace: grace, intent: intent, signed: signed)
         }
-        return facts
+        return UserFacts(transactions: transactions, renewalInfos: renewalInfos)
     }
 
     /// A transaction from its decoded ids and dates and the fields after the dates, laid out
@@ -165,7 +173,7 @@ enum UserFactsRecord {
         let token = try refs.optionalString(&reader)
         let environment = try reader.varint()
         let productType = try reader.varint()
-        guard environment < Environment.allCases.count, productType <= ProductType.allCases.count else {
+        guard environment < environments.count, productType <= productTypes.count else {
             throw Malformed()
         }
         return Transaction(
@@ -174,8 +182,8 @@ enum UserFactsRecord {
             cancellationDateMs: dates.3, isTrialPeriod: flags & 4 != 0,
             isInIntroOfferPeriod: flags & 8 != 0, isUpgraded: flags & 16 != 0,
             subscriptionGroupIdentifier: group, webOrderLineItemID: webOrder, inAppOwnershipType: ownership,
-            appAccountToken: token, environment: Environment.allCases[Int(environment)],
-            declaredProductType: productType == 0 ? nil : ProductType.allCases[Int(productType - 1)])
+            appAccountToken: token, environment: environments[Int(environment)],
+            declaredProductType: productType == 0 ? nil : productTypes[Int(productType - 1)])
     }
 
     static func renewalInfo(

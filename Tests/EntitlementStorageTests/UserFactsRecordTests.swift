@@ -64,6 +64,47 @@ struct UserFactsRecordTests {
         }
     }
 
+    /// A varint longer than 64 bits is corruption, read with ten bytes or more left in the
+    /// record (the decoder's unchecked path) as near its end (byte by byte, where running out
+    /// is the truncation ``everyTruncationIsRefused(_:)`` covers).
+    @Test(arguments: [0, 16])
+    func aVarintLongerThan64BitsIsRefused(trailingBytes: Int) {
+        let bytes: [UInt8] = [2] + Array(repeating: 0x80, count: 10) + [1] + Array(repeating: 0, count: trailingBytes)
+        #expect(throws: UserFactsRecord.Malformed.self) {
+            _ = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
+        }
+    }
+
+    /// The longest varints (10 bytes) read back on both paths: with room to spare and as the
+    /// record's last bytes.
+    @Test(arguments: [UInt64.max, 1 << 63, 1 << 56 - 1, 300] as [UInt64])
+    func longVarintsReadBack(_ value: UInt64) throws {
+        var encoded: [UInt8] = []
+        encoded.appendVarint(value)
+        for padding in [0, 16] {
+            let bytes = encoded + Array(repeating: 0, count: padding)
+            let read = try bytes.withUnsafeBytes { raw in
+                var reader = RecordReader(raw)
+                return (try reader.varint(), reader.offset)
+            }
+            #expect(read.0 == value)
+            #expect(read.1 == encoded.count)
+        }
+    }
+
+    /// Invalid UTF-8 (no version writes it) comes back repaired as `String(decoding:as:)`
+    /// repairs it, never as bytes a String must not hold.
+    @Test func invalidUTF8InAStringIsRepaired() throws {
+        let bytes: [UInt8] = [0x61, 0xFF, 0x62, 0xE2, 0x82]
+        let read = try bytes.withUnsafeBytes { raw in
+            var reader = RecordReader(raw)
+            return (try reader.string(length: bytes.count), reader.isAtEnd)
+        }
+        #expect(read.0 == String(decoding: bytes, as: UTF8.self))
+        #expect(read.0.utf8.elementsEqual(String(decoding: bytes, as: UTF8.self).utf8))
+        #expect(read.1)
+    }
+
     /// A number in the string table is only ever a canonical 1-18 digit one; anything larger
     /// is corruption, not a string to invent.
     @Test func aNumberTooLongForTheFormatIsRefused() {
