@@ -1,5 +1,6 @@
 import Entitlements
 import ServiceRuntime
+import Synchronization
 
 /// A bounded, lock-striped, read-through cache of ``UserFacts`` per user.
 ///
@@ -38,6 +39,15 @@ final class FactsCache: Sendable {
     }
 
     private static let stripeCount = 64
+    /// Bumped first thing in every ``invalidate(_:)``, ``refresh(_:for:insertingIfAbsent:)``
+    /// and ``invalidateAll()``, the writer's calls after each COMMIT and before any caller is
+    /// resumed: a read transaction that facts reads keep open (``StoreReader``) is reused only
+    /// while the epoch it began under is current, so no read that follows an acknowledged write
+    /// is answered from a snapshot older than that write.
+    private let epochCounter = Atomic<UInt64>(0)
+
+    /// The current epoch (see `epochCounter`); read after the lookup that missed.
+    var epoch: UInt64 { epochCounter.load(ordering: .acquiring) }
     private let stripes: [Locked<FactsCacheStripe>]
     private let hashID: @Sendable (String) -> Int
 
@@ -98,6 +108,7 @@ final class FactsCache: Sendable {
     /// Bumps the stripe's generation like ``invalidate(_:)``, so a reader that missed before the
     /// commit still cannot insert what it read then.
     func refresh(_ facts: UserFacts, for userID: String, insertingIfAbsent: Bool) {
+        epochCounter.add(1, ordering: .releasing)
         let facts = facts.withCheckAnswerMemo()
         let hash = hashID(userID)
         stripe(hash).withLock {
@@ -106,6 +117,7 @@ final class FactsCache: Sendable {
     }
 
     func invalidate(_ userIDs: some Sequence<String>) {
+        epochCounter.add(1, ordering: .releasing)
         for userID in userIDs {
             let hash = hashID(userID)
             stripe(hash).withLock { $0.remove(userID, hash: hash) }
@@ -113,6 +125,7 @@ final class FactsCache: Sendable {
     }
 
     func invalidateAll() {
+        epochCounter.add(1, ordering: .releasing)
         for stripe in stripes {
             stripe.withLock { $0.removeAll() }
         }

@@ -41,4 +41,5 @@ extension PostgreSQL.Connection: StorageEngine {
     static func historyEventIDText(_ column: String) -> String { column }
     /// PostgreSQL keeps `expires_at_ms` NOT NULL: every event writes its own.
     static let historyExpiryMayPoint = false
+    static let holdsReadSnapshots = false
 }

@@ -50,6 +50,27 @@ final class ReaderPool<DB: StorageEngine>: Sendable {
         return try body(reader)
     }
 
+    /// Ends the read transactions idle readers hold (``StoreReader/endSnapshot()``), so that
+    /// none keeps the WAL from being checkpointed; the writer calls it before each batch it
+    /// commits (its other, rarer commits leave them to the readers' next reads). A
+    /// reader that fails to end one is closed and dropped (the pool opens another on demand).
+    func endIdleSnapshots() {
+        let failed = state.withLock { state -> [StoreReader<DB>] in
+            var failed: [StoreReader<DB>] = []
+            state.idle.removeAll { reader in
+                do {
+                    try reader.endSnapshot()
+                    return false
+                } catch {
+                    failed.append(reader)
+                    return true
+                }
+            }
+            return failed
+        }
+        for reader in failed { reader.close() }
+    }
+
     /// Closes idle readers now and borrowed ones when they come back; later reads throw.
     func close() {
         let idle = state.withLock { state in

@@ -42,6 +42,10 @@ protocol StorageEngine: SQLConnection {
     /// with the same expiry (`history_events_expiry_through_pointer`); readers take
     /// `COALESCE(h.expires_at_ms, t.expires_date_ms)` either way.
     static var historyExpiryMayPoint: Bool { get }
+    /// Whether facts reads may keep one read transaction open across calls
+    /// (``StoreReader/prepare(forFactsEpoch:)``): SQLite, where a snapshot costs only the
+    /// WAL frames it keeps from being checkpointed; not a server's pooled connections.
+    static var holdsReadSnapshots: Bool { get }
 }
 
 extension Connection: StorageEngine {
@@ -73,4 +77,5 @@ extension Connection: StorageEngine {
     }
     static func historyEventIDText(_ column: String) -> String { CompactEventID.textSQL(column) }
     static let historyExpiryMayPoint = true
+    static let holdsReadSnapshots = true
 }

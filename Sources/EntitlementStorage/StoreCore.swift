@@ -102,7 +102,7 @@ final class StoreCore<DB: StorageEngine>: Sendable {
         case let .hit(facts): return facts
         case let .miss(missed): miss = missed
         }
-        let facts = try read("reading facts") { try $0.facts(userID: userID) }
+        let facts = try read("reading facts", factsEpoch: cache.epoch) { try $0.facts(userID: userID) }
         cache.insert(facts, for: userID, after: miss)
         return facts
     }
@@ -116,7 +116,7 @@ final class StoreCore<DB: StorageEngine>: Sendable {
         case .hit(nil): return .facts(try facts(userID: userID))
         case let .miss(missed): miss = missed
         }
-        let facts = try read("reading facts") { try $0.facts(userID: userID) }
+        let facts = try read("reading facts", factsEpoch: cache.epoch) { try $0.facts(userID: userID) }
         cache.insert(facts, for: userID, after: miss)
         return .facts(facts)
     }
@@ -132,9 +132,12 @@ final class StoreCore<DB: StorageEngine>: Sendable {
     }
 
     /// Runs `body` on a read connection with the engine's errors as ``StoreError``s.
-    func read<T>(_ what: String, _ body: (StoreReader<DB>) throws -> T) throws -> T {
+    /// `factsEpoch`: for a facts read, the cache's epoch read after its lookup missed (see
+    /// ``StoreReader/prepare(forFactsEpoch:)``); nil for every other read.
+    func read<T>(_ what: String, factsEpoch: UInt64? = nil, _ body: (StoreReader<DB>) throws -> T) throws -> T {
         try readers.withReader { reader in
             do {
+                try reader.prepare(forFactsEpoch: factsEpoch)
                 return try body(reader)
             } catch let failure as any SQLFailure where DB.isSharedByReplicas && failure.isTransient {
                 // A pooled server connection that dropped (a restart, a failover) reconnects on

@@ -127,6 +127,8 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
         // A ROLLBACK that failed after an earlier failure (an I/O error) would make every later
         // BEGIN fail with "cannot start a transaction within a transaction"; try it again here.
         db.rollbackIgnoringErrors()
+        // Read transactions idle readers kept open would hold this commit's checkpoint back.
+        if DB.holdsReadSnapshots { readers.endIdleSnapshots() }
         // Each job's answer, held until COMMIT and cache invalidation are done.
         var answers: [() -> Void] = []
         var affected = UsersInFirstSeenOrder()
