@@ -55,6 +55,7 @@ final class ReaderPool<DB: StorageEngine>: Sendable {
     /// commits (its other, rarer commits leave them to the readers' next reads). A
     /// reader that fails to end one is closed and dropped (the pool opens another on demand).
     func endIdleSnapshots() {
+        guard DB.holdsReadSnapshots else { return }
         let failed = state.withLock { state -> [StoreReader<DB>] in
             var failed: [StoreReader<DB>] = []
             state.idle.removeAll { reader in

@@ -46,35 +46,23 @@ struct RecordReader {
         return try longVarint()
     }
 
-    /// A varint of two or more bytes. Where ten bytes remain (the longest a 64-bit varint
-    /// takes) they are read without a bounds check each; near the end of the record, one at a
-    /// time. Either way a varint longer than 64 bits is malformed.
+    /// A varint of two or more bytes; running out of the record, or past 64 bits (ten bytes),
+    /// is malformed.
     private mutating func longVarint() throws(UserFactsRecord.Malformed) -> UInt64 {
-        if bytes.count - offset >= 10 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            var index = offset
-            while shift < 64 {
-                let next = bytes[index]
-                index += 1
-                value |= UInt64(next & 0x7f) << shift
-                if next < 0x80 {
-                    offset = index
-                    return value
-                }
-                shift += 7
-            }
-            throw UserFactsRecord.Malformed()
-        }
         var value: UInt64 = 0
         var shift: UInt64 = 0
-        while true {
-            let next = try byte()
-            guard shift < 64 else { throw UserFactsRecord.Malformed() }
+        var index = offset
+        while index < bytes.count, shift < 64 {
+            let next = bytes[index]
+            index += 1
             value |= UInt64(next & 0x7f) << shift
-            if next < 0x80 { return value }
+            if next < 0x80 {
+                offset = index
+                return value
+            }
             shift += 7
         }
+        throw UserFactsRecord.Malformed()
     }
 
     mutating func signed() throws(UserFactsRecord.Malformed) -> Int64 {

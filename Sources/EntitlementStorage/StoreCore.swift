@@ -102,9 +102,7 @@ final class StoreCore<DB: StorageEngine>: Sendable {
         case let .hit(facts): return facts
         case let .miss(missed): miss = missed
         }
-        let facts = try read("reading facts", factsEpoch: cache.epoch) { try $0.facts(userID: userID) }
-        cache.insert(facts, for: userID, after: miss)
-        return facts
+        return try readAndCache(userID: userID, after: miss)
     }
 
     /// A cached user's answer memo, without retaining their facts' arrays; facts read and
@@ -116,9 +114,15 @@ final class StoreCore<DB: StorageEngine>: Sendable {
         case .hit(nil): return .facts(try facts(userID: userID))
         case let .miss(missed): miss = missed
         }
+        return .facts(try readAndCache(userID: userID, after: miss))
+    }
+
+    /// Reads the facts of a user the cache missed (in the snapshot facts reads hold, see
+    /// ``StoreReader/prepare(forFactsEpoch:)``; the epoch is read after the miss) and caches them.
+    private func readAndCache(userID: String, after miss: FactsCache.Miss) throws -> UserFacts {
         let facts = try read("reading facts", factsEpoch: cache.epoch) { try $0.facts(userID: userID) }
         cache.insert(facts, for: userID, after: miss)
-        return .facts(facts)
+        return facts
     }
 
     func history(userID: String, productID: String?, pageSize: Int, pageToken: String?) throws -> HistoryPage {

@@ -128,7 +128,7 @@ final class Writer<DB: StorageEngine>: @unchecked Sendable {
         // BEGIN fail with "cannot start a transaction within a transaction"; try it again here.
         db.rollbackIgnoringErrors()
         // Read transactions idle readers kept open would hold this commit's checkpoint back.
-        if DB.holdsReadSnapshots { readers.endIdleSnapshots() }
+        readers.endIdleSnapshots()
         // Each job's answer, held until COMMIT and cache invalidation are done.
         var answers: [() -> Void] = []
         var affected = UsersInFirstSeenOrder()
