@@ -60,7 +60,12 @@ final class ChangeTimerTests: StoreTestCase {
                 ]))
         XCTAssertEqual(try store.nextDueInstant(), expiry)
 
-        try await waitUntil { try store.changes(after: 1, userID: nil, limit: 10).count == 1 }
+        // A reader sees the commit before the writer wakes the log's observers (it does so
+        // after COMMIT), so wait for the report too, not only for the row.
+        try await waitUntil {
+            try store.changes(after: 1, userID: nil, limit: 10).count == 1
+                && reports.values.contains { $0.sequence == 2 }
+        }
         let expired = try XCTUnwrap(try store.changes(after: 1, userID: nil, limit: 10).first)
         XCTAssertEqual(expired.entitlement.state, .expired)
         XCTAssertEqual(expired.previousState, .active)
