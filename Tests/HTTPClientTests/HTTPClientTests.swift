@@ -163,3 +163,25 @@ struct HTTPClientTests {
         #expect(HTTPClientError.kind(curlCode: code, osErrno: osErrno) == kind)
     }
 }
+
+/// Requests queued while a wake-up of the loop thread is still unanswered ride on it; the
+/// first one queued after the loop takes the queue sends a new one, so none waits for a poll's
+/// timeout.
+struct CurlInboxTests {
+    @Test func onlyTheFirstCommandSinceTheLoopLastTookTheQueueWakesIt() {
+        var inbox = CurlMultiLoop.Inbox()
+        let transfers = (0..<3).map { _ in
+            CurlTransfer(request: HTTPClientRequest(method: "GET", url: "http://x/"), timeout: .seconds(1),
+                         maxResponseBytes: 1)
+        }
+        let wokeFirst = inbox.queue(.start(transfers[0]))
+        let wokeSecond = inbox.queue(.start(transfers[1]))
+        #expect(wokeFirst && !wokeSecond)
+        let taken = inbox.take()
+        #expect(taken.commands.count == 2 && !taken.stopping)
+        let empty = inbox.take()
+        #expect(empty.commands.isEmpty)
+        let wokeAfterTake = inbox.queue(.cancel(transfers[2]))
+        #expect(wokeAfterTake, "queued after the take: a new wake-up")
+    }
+}
