@@ -24,17 +24,44 @@ extension FactsRecorder {
     ///
     /// `chainID`: the original transaction id `chainRow` is stored with, byte for byte (a
     /// dictionary of chains by id may have found the row under a canonically equal spelling).
+    /// `chainIsNew`: this write created the chain, so the transaction is almost surely not
+    /// stored; it is then inserted unless stored, without looking it up first, and looked up
+    /// and merged as usual only if it was (an id Apple reused across chains, a repeated one).
     func store(_ transaction: Transaction, chainRow: Int64, chainID: String, source: HistoryEvent.Source,
-               notification: NotificationReport? = nil) throws
+               notification: NotificationReport? = nil, chainIsNew: Bool = false) throws
         -> (isNew: Bool, events: [HistoryEvent], confirmation: HistoryConfirmation?, target: HistoryPointerTarget?) {
-        let stored = try storedTransaction(transaction.transactionID)
         // Only a cancellation needs the reversal: the common path costs no extra query.
         let reversedAt = transaction.cancellationDateMs == nil
             ? nil : try refundReversedAt(transaction.transactionID)
-        var events = HistoryDerivation.events(incoming: transaction, stored: stored?.value,
+        let incoming = transaction.withRefundReversed(at: reversedAt)
+        if chainIsNew {
+            let (events, confirmation) = try derive(transaction, stored: nil, chainRow: chainRow,
+                                                    reversedAt: reversedAt, source: source, notification: notification)
+            if try insert(incoming, chainRow: chainRow, unlessStored: true) {
+                return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
+            }
+        }
+        let stored = try storedTransaction(transaction.transactionID)
+        let (events, confirmation) = try derive(transaction, stored: stored?.value, chainRow: chainRow,
+                                                reversedAt: reversedAt, source: source, notification: notification)
+        guard let stored else {
+            try insert(incoming, chainRow: chainRow)
+            return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
+        }
+        let merged = stored.value.merged(with: incoming)
+        if merged != stored.value { try update(merged, row: stored.row) }
+        return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: merged))
+    }
+
+    /// The history events and the confirmation `transaction` derives against its `stored` copy.
+    private func derive(
+        _ transaction: Transaction, stored: Transaction?, chainRow: Int64, reversedAt: Int64?,
+        source: HistoryEvent.Source, notification: NotificationReport?
+    ) throws -> (events: [HistoryEvent], confirmation: HistoryConfirmation?) {
+        var events = HistoryDerivation.events(incoming: transaction, stored: stored,
                                               source: source, refundReversedAtMs: reversedAt,
                                               notification: notification)
-        var confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored?.value,
+        var confirmation = HistoryDerivation.confirmation(of: transaction, stored: stored,
                                                           by: notification)
         // Only an upgrade being reported or named looks at the chain: resubmissions cost nothing.
         if transaction.isUpgraded, !events.isEmpty || confirmation != nil {
@@ -42,18 +69,15 @@ extension FactsRecorder {
                 events: events, confirmation: confirmation, of: transaction,
                 chain: try storedTransactions(chainRow: chainRow), isRecorded: isRecorded)
         }
-        let incoming = transaction.withRefundReversed(at: reversedAt)
-        guard let stored else {
-            try insert(incoming, chainRow: chainRow)
-            let target = db.insertedRowID.map {
-                HistoryPointerTarget(row: $0, transactionID: incoming.transactionID, productID: incoming.productID,
-                                     originalTransactionID: chainID, expiresDateMs: incoming.expiresDateMs)
-            }
-            return (true, events, confirmation, target)
+        return (events, confirmation)
+    }
+
+    /// The row the insert just made, for events naming it (nil where the engine reports none).
+    private func insertedTarget(_ inserted: Transaction, chainID: String) -> HistoryPointerTarget? {
+        db.insertedRowID.map {
+            HistoryPointerTarget(row: $0, transactionID: inserted.transactionID, productID: inserted.productID,
+                                 originalTransactionID: chainID, expiresDateMs: inserted.expiresDateMs)
         }
-        let merged = stored.value.merged(with: incoming)
-        if merged != stored.value { try update(merged, row: stored.row) }
-        return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: merged))
     }
 
     /// Records that Apple reversed the refund of `transactionID` at `reversedAtMs` and clears a

@@ -37,10 +37,13 @@ extension FactsRecorder {
         return try find.step()
     }
 
-    func insert(_ transaction: Transaction, chainRow: Int64) throws {
+    /// Inserts `transaction`; with `unlessStored`, returns false instead of failing when its id
+    /// is stored already (then nothing changed but, perhaps, its product names being stored).
+    @discardableResult
+    func insert(_ transaction: Transaction, chainRow: Int64, unlessStored: Bool = false) throws -> Bool {
         let productRow = try productNameRow(transaction.productID)
         let groupRow = try productNameRow(transaction.subscriptionGroupIdentifier)
-        let insert = statements.insertTransaction
+        let insert = unlessStored ? statements.insertTransactionUnlessStored : statements.insertTransaction
         DB.bindDecimalID(transaction.transactionID, at: 1, of: insert)
         insert.bind(chainRow, at: 2)
         insert.bind(productRow, at: 3)
@@ -58,6 +61,7 @@ extension FactsRecorder {
         insert.bind(StorageCodes.code(transaction.environment), at: 15)
         insert.bind(transaction.declaredProductType?.rawValue, at: 16)
         try insert.execute()
+        return db.changes > 0
     }
 
     /// Writes back the fields ``Transaction/merged(with:)`` may change.

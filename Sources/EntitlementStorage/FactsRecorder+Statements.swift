@@ -10,6 +10,7 @@ extension FactsRecorder {
     struct Statements {
         let findUser, insertUser, markProcessed, findChain, insertChain: DB.Statement
         let storedTransaction, refundReversedAt, insertTransaction, updateTransaction: DB.Statement
+        let insertTransactionUnlessStored: DB.Statement
         let findProductName, storeProductName, upsertRenewalInfo, insertHistoryEvent, insertPendingEvent: DB.Statement
         let insertPointingHistoryEvent: DB.Statement
         let userFactsFromTables, upsertUserFactsRecord: DB.Statement
@@ -23,6 +24,7 @@ extension FactsRecorder {
             storedTransaction = try db.prepare(FactsRecorderSQL.storedTransactionSQL)
             refundReversedAt = try db.prepare(FactsRecorderSQL.refundReversedAt)
             insertTransaction = try db.prepare(FactsRecorderSQL.insertTransaction)
+            insertTransactionUnlessStored = try db.prepare(FactsRecorderSQL.insertTransactionUnlessStored)
             updateTransaction = try db.prepare(FactsRecorderSQL.updateTransaction)
             findProductName = try db.prepare(FactsRecorderSQL.findProductName)
             storeProductName = try db.prepare(FactsRecorderSQL.storeProductName)
@@ -66,6 +68,8 @@ enum FactsRecorderSQL {
             in_app_ownership_type, app_account_token, environment, declared_product_type)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
         """
+    /// ``insertTransaction`` into a chain the write just created: nothing when the id is stored.
+    static let insertTransactionUnlessStored = insertTransaction + " ON CONFLICT (transaction_id) DO NOTHING"
     /// Binds the group id (4) as its `product_names` row, as ``insertTransaction``.
     static let updateTransaction = """
         UPDATE transactions SET expires_date_ms = ?1, cancellation_date_ms = ?2, is_upgraded = ?3,

@@ -43,7 +43,7 @@ final class FactsRecorder<DB: StorageEngine> {
         }
         affectedUsers.insert(ExactID(write.userID))
 
-        var chainRows: [ExactID: Int64] = [:]
+        var chainRows: [ExactID: (row: Int64, isNew: Bool)] = [:]
         let chainIDs = write.transactions.map(\.originalTransactionID)
             + write.renewalInfos.map(\.originalTransactionID)
         for chainID in chainIDs where chainRows[ExactID(chainID)] == nil {
@@ -54,14 +54,15 @@ final class FactsRecorder<DB: StorageEngine> {
         }
         for transaction in write.transactions {
             let chain = chainRows[chainRows.index(forKey: ExactID(transaction.originalTransactionID))!]
-            let stored = try store(transaction, chainRow: chain.value, chainID: chain.key.text, source: write.source)
+            let stored = try store(transaction, chainRow: chain.value.row, chainID: chain.key.text,
+                                   source: write.source, chainIsNew: chain.value.isNew)
             if stored.isNew { outcome.newTransactions += 1 }
             for event in stored.events where try insert(event, userRow: userRow, target: stored.target) {
                 outcome.newEvents += 1
             }
         }
         for info in write.renewalInfos {
-            try upsert(info, chainRow: chainRows[ExactID(info.originalTransactionID)]!)
+            try upsert(info, chainRow: chainRows[ExactID(info.originalTransactionID)]!.row)
         }
         return outcome
     }
@@ -94,7 +95,8 @@ final class FactsRecorder<DB: StorageEngine> {
         return db.changes == 0
     }
 
-    /// The chain's row, created for, bound to or moved to the writing user.
+    /// The chain's row, created for, bound to or moved to the writing user, and whether this
+    /// write created it.
     ///
     /// A chain a notification created without an owner is bound, not transferred: nobody loses
     /// it, so the transfer policy does not apply and no transfer event is recorded; its waiting
@@ -102,16 +104,16 @@ final class FactsRecorder<DB: StorageEngine> {
     private func claimChain(
         _ chainID: String, for write: FactsWrite, userRow: Int64, sample: Transaction?, now: Int64,
         affectedUsers: inout Set<ExactID>, outcome: inout WriteOutcome
-    ) throws -> Int64 {
+    ) throws -> (row: Int64, isNew: Bool) {
         guard let chain = try findChain(chainID) else {
-            return try insertChain(chainID, userRow: userRow, now: now)
+            return (try insertChain(chainID, userRow: userRow, now: now), true)
         }
         guard let ownerRow = chain.ownerRow, let ownerID = chain.ownerID else {
             try setOwner(of: chain.row, to: userRow, now: now)
             outcome.newEvents += try adoptPendingEvents(chainRow: chain.row, userRow: userRow)
-            return chain.row
+            return (chain.row, false)
         }
-        guard ownerRow != userRow else { return chain.row }
+        guard ownerRow != userRow else { return (chain.row, false) }
 
         guard transferPolicy == .transfer else {
             throw StoreError.ownershipConflict(originalTransactionID: chainID)
@@ -123,6 +125,6 @@ final class FactsRecorder<DB: StorageEngine> {
             environment: sample?.environment ?? .production, source: write.source)
         if try insert(transfer, userRow: ownerRow) { outcome.newEvents += 1 }
         affectedUsers.insert(ExactID(ownerID))
-        return chain.row
+        return (chain.row, false)
     }
 }
