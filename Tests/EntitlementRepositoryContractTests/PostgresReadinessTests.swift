@@ -26,8 +26,15 @@ struct PostgresReadinessTests {
                 """, on: server)
             let down = try await eventually(seconds: 10) { store.readiness != .ready }
             #expect(down, "the listener's session ended but the store still says ready")
-            // Several retries later it is still out, and says why.
+            // Several retries later it is still out, and says why (a retry's own words come once
+            // it has tried to connect again, which a loaded machine may delay past the second).
             try await Task.sleep(for: .seconds(1))
+            _ = try await eventually(seconds: 10) {
+                if case let .unavailable(reason) = store.readiness {
+                    return reason.contains("not currently accepting connections")
+                }
+                return false
+            }
             guard case let .unavailable(reason) = store.readiness else {
                 Issue.record("ready again while the database refuses connections")
                 return
@@ -36,7 +43,10 @@ struct PostgresReadinessTests {
             #expect(reason.contains("not currently accepting connections"), "\(reason)")
 
             try await PostgresTestServer.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true", on: server)
-            let back = try await eventually(seconds: 10) { store.readiness == .ready }
+            // The listener stores its readiness before it calls onChange: wait for the call too.
+            let back = try await eventually(seconds: 10) {
+                store.readiness == .ready && changes.withLock { $0.count } == 2
+            }
             #expect(back, "the database accepts sessions again but the store stays unavailable")
             let told = changes.withLock { $0 }
             #expect(told.count == 2 && told.last == .ready, "\(told)")

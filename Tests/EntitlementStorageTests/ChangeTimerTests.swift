@@ -138,7 +138,8 @@ final class ChangeTimerTests: StoreTestCase {
         store = try open(
             clock: clock, reports: ChangeLogReporting(pruned: { count in pruned.withLock { $0 += count } }),
             retentionMs: 2 * 86_400_000 + 43_200_000)
-        try await waitUntil { try store.changeLogBounds().oldestRetained == 3 }
+        // The writer reports a prune after its COMMIT, which readers may see first: wait for both.
+        try await waitUntil { try store.changeLogBounds().oldestRetained == 3 && pruned.withLock { $0 } == 2 }
         XCTAssertEqual(try store.changeLogBounds().oldestRetained, 3)
         XCTAssertEqual(try store.changeLogBounds().latest, 5)
         XCTAssertEqual(pruned.withLock { $0 }, 2)

@@ -124,8 +124,11 @@ final class GRPCClientTests: XCTestCase {
         let client = GRPCClient(address: server.address)
         let first: EchoMessage = try client.unary(path: TestServer.echo, request: EchoMessage(text: "1"))
         XCTAssertEqual(first.text, "1")
-        // The server checks idleness about twice a second, then sends GOAWAY and closes.
-        Thread.sleep(forTimeInterval: 1.5)
+        // The server checks idleness about twice a second, then sends GOAWAY and closes: wait for
+        // the close (generously: the machine may be loaded) rather than for a fixed time.
+        let deadline = Date().addingTimeInterval(10)
+        while server.http.openConnections > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        XCTAssertEqual(server.http.openConnections, 0, "the server did not close the idle connection")
         let second: EchoMessage = try client.unary(path: TestServer.echo, request: EchoMessage(text: "2"),
                                                    timeout: .seconds(5))
         XCTAssertEqual(second.text, "2")

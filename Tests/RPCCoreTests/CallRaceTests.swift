@@ -102,10 +102,12 @@ final class CallRaceTests: XCTestCase {
         let timer = DeadlineTimer()
         let fired = Mutex<[Int]>([])
         let now = ContinuousClock.now
+        // Hundreds of milliseconds apart: the cancel must come before the cancelled one is due
+        // even when a loaded machine stalls this thread.
         let late = timer.schedule(at: now + .seconds(3600)) { fired.withLock { $0.append(0) } }
-        _ = timer.schedule(at: now + .milliseconds(60)) { fired.withLock { $0.append(3) } }
-        let cancelled = timer.schedule(at: now + .milliseconds(30)) { fired.withLock { $0.append(9) } }
-        _ = timer.schedule(at: now + .milliseconds(40)) { fired.withLock { $0.append(2) } }
+        _ = timer.schedule(at: now + .milliseconds(600)) { fired.withLock { $0.append(3) } }
+        let cancelled = timer.schedule(at: now + .milliseconds(300)) { fired.withLock { $0.append(9) } }
+        _ = timer.schedule(at: now + .milliseconds(400)) { fired.withLock { $0.append(2) } }
         _ = timer.schedule(at: now - .seconds(1)) { fired.withLock { $0.append(1) } }
         timer.cancel(cancelled)
         waitUntil { fired.withLock { $0.count } == 3 }
