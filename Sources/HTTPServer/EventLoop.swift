@@ -60,6 +60,9 @@ final class EventLoop: @unchecked Sendable {
 
     func join() { thread?.join() }
 
+    /// Work queued by ``execute(_:)`` that the loop has not taken yet (for tests).
+    var queuedWork: Int { queue.withLock { $0.count } }
+
     /// Runs `work` on the loop thread soon. Safe from any thread.
     func execute(_ work: @escaping @Sendable () -> Void) {
         let wasEmpty = queue.withLock { pending in
