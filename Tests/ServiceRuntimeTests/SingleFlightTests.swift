@@ -6,16 +6,21 @@ final class SingleFlightTests: XCTestCase {
     func testConcurrentCallersShareOneRun() async throws {
         let flight = SingleFlight<String, Int>()
         let runs = Locked(0)
+        let everyoneJoined = Gate()
         let results = try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<50 {
                 group.addTask {
                     try await flight.run("receipt") {
                         runs.withLock { $0 += 1 }
-                        try await Task.sleep(for: .milliseconds(50))
+                        // Held until all 50 have joined, not for a fixed time a loaded machine
+                        // could outlast before the last caller arrives.
+                        await everyoneJoined.wait()
                         return 42
                     }
                 }
             }
+            try await eventually("50 callers joined") { flight.callers(for: "receipt") == 50 }
+            everyoneJoined.open()
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         XCTAssertEqual(results, Array(repeating: 42, count: 50))
@@ -53,7 +58,7 @@ final class SingleFlightTests: XCTestCase {
         let impatient = Task { try await flight.run("k") { try await Task.sleep(for: .milliseconds(100)); return 7 } }
         while flight.inFlight == 0 { try await Task.sleep(for: .milliseconds(1)) }
         let patient = Task { try await flight.run("k") { XCTFail("joined, not re-run"); return 0 } }
-        try await Task.sleep(for: .milliseconds(20))
+        try await eventually("the patient caller joined") { flight.callers(for: "k") == 2 }
         impatient.cancel()
         let value = try await patient.value
         XCTAssertEqual(value, 7)
