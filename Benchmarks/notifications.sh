@@ -6,7 +6,7 @@
 #
 #   Benchmarks/notifications.sh
 #
-# Bodies (made once, kept in .build-release/bench-data/notifications): NOTIFICATIONS=20000
+# Bodies (made once, kept in .build-release/bench-data/notifications): NOTIFICATIONS=60000
 # distinct DID_RENEW V2 notifications, each about its own chain, signed by a
 # throwaway PKI (Tests/Interop/apple_pki.py) that the server trusts via --apple-root-ca;
 # NOTIFICATIONS_V1=60000 V1 DID_RENEW bodies from the sample with shifted ids (distinct hashes, distinct chains).
@@ -21,7 +21,7 @@
 # Then `perf record` of the server during a v2-owned run (PERF=0 skips) and the top symbols.
 # A benchmark, not a test: Scripts/test never runs it.
 #
-# Env: DURATION=8 (s, after WARMUP=1)  CONNS=64  NOTIFICATIONS=20000  NOTIFICATIONS_V1=60000
+# Env: DURATION=8 (s, after WARMUP=1)  CONNS=64  NOTIFICATIONS=60000  NOTIFICATIONS_V1=60000
 #      RUNS="v2-owned v2-orphan v1-orphan v2-2cores"  NO_BUILD=1  PERF=1
 #      SHARED_BENCH=../shared/bench  QUIET_WAIT as in lib.sh
 set -euo pipefail
@@ -38,7 +38,7 @@ export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
 DURATION=${DURATION:-8}
 WARMUP=${WARMUP:-1}
 CONNS=${CONNS:-64}
-N=${NOTIFICATIONS:-20000}
+N=${NOTIFICATIONS:-60000}
 N1=${NOTIFICATIONS_V1:-60000}
 RUNS=" ${RUNS:-v2-owned v2-orphan v1-orphan v2-2cores} "
 SECRET=SHARED-SECRET   # the V1 sample's password
