@@ -39,7 +39,7 @@ final class NewChainInsertTests: StoreTestCase {
         await store.close()
     }
 
-    func testANewChainsTransactionsAreInsertedWithoutALookup() async throws {
+    func testANewChainsTransactionsAreAllInsertedInTheirOrder() async throws {
         let store = try openStore()
         let transactions = (1...3).map { Fixture.subscription("n\($0)", chain: "N") }
         let outcome = try await store.write(Fixture.receipt("dave", transactions))

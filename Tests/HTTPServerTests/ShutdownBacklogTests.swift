@@ -56,9 +56,7 @@ struct ShutdownBacklogTests {
         }
         // The shutdown has begun (before the fix: the listener, and its queue, were gone): its
         // work waits in the busy loop's queue. Polled, not slept: the shutdown thread may be late.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while server.loops[0].queuedWork == 0, ContinuousClock.now < deadline { usleep(1_000) }
-        #expect(server.loops[0].queuedWork > 0, "the shutdown never queued its work")
+        #expect(LingeringCloseTests.waitFor { server.loops[0].queuedWork > 0 }, "the shutdown never queued its work")
         service.release.signal()
         stopped.wait()
         readers.wait()
