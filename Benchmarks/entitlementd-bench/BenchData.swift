@@ -6,11 +6,15 @@ import Entitlements
 /// facts: user `u<i>` owns one `pro.monthly` renewal chain of `transactionsPerUser` monthly
 /// transactions; even `i` ends ACTIVE (expires 30 days from now, auto-renew on), odd `i` ended
 /// 30 days ago (auto-renew off). Ids follow the peer's (`1000000<i>` original, `2000000<i>`
-/// latest) so both servers' answers carry the same values.
+/// latest) so both servers' answers carry the same values. Web order line item ids (not in any
+/// answer) are shaped as Apple's: 16-digit numbers from one counter, a user's renewals a
+/// million apart, as if a million other renewals had happened in between.
 struct BenchData {
     static let product = "pro.monthly"
     static let group = "grp.pro"
     static let day: Int64 = 86_400_000
+    /// Where the web order ids start: 16 digits, as Apple's ("2000000013429558").
+    static let firstWebOrder = 2_000_000_000_000_000
 
     let transactionsPerUser: Int
     let nowMs: Int64
@@ -29,7 +33,8 @@ struct BenchData {
                 transactionID: transactionID(renewal, index), originalTransactionID: originalID,
                 productID: Self.product, purchaseDateMs: purchase, originalPurchaseDateMs: firstPurchase,
                 expiresDateMs: purchase + period, subscriptionGroupIdentifier: Self.group,
-                webOrderLineItemID: "3000000\(index)-\(renewal)", inAppOwnershipType: "PURCHASED")
+                webOrderLineItemID: String(Self.firstWebOrder + renewal * 1_000_000 + index),
+                inAppOwnershipType: "PURCHASED")
         }
         let renewal = RenewalInfo(
             originalTransactionID: originalID, autoRenewStatus: active,

@@ -13,6 +13,43 @@ extension [UInt8] {
     mutating func appendSigned(_ value: Int64) {
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
+
+    /// A span of milliseconds (version 3's date differences) in the largest unit that divides
+    /// it exactly: days, minutes, seconds or milliseconds. Apple's periods keep the time of day
+    /// (a month's renewal is a whole number of days in production, of minutes in the sandbox),
+    /// so a 31-day expiry takes 2 bytes instead of 5. The first byte holds the unit (2 bits)
+    /// and the low 5 bits of the zigzagged count, its top bit whether a varint of the rest
+    /// follows: every Int64 fits (66 bits in all).
+    mutating func appendSpan(_ milliseconds: Int64) {
+        let unit = SpanUnit.largest(dividing: milliseconds)
+        let count = milliseconds / unit.milliseconds
+        let zigzag = UInt64(bitPattern: (count << 1) ^ (count >> 63))
+        let rest = zigzag >> 5
+        append(UInt8(truncatingIfNeeded: zigzag & 0x1f) << 2 | UInt8(unit.rawValue) | (rest == 0 ? 0 : 0x80))
+        if rest != 0 { appendVarint(rest) }
+    }
+}
+
+/// The units of ``Swift/Array/appendSpan(_:)``, by the code the first byte stores.
+enum SpanUnit: UInt8 {
+    case millisecond = 0, second, minute, day
+
+    static let all: [SpanUnit] = [.millisecond, .second, .minute, .day]
+
+    var milliseconds: Int64 {
+        switch self {
+        case .millisecond: 1
+        case .second: 1_000
+        case .minute: 60_000
+        case .day: 86_400_000
+        }
+    }
+
+    static func largest(dividing milliseconds: Int64) -> SpanUnit {
+        if milliseconds % 86_400_000 == 0 { return .day }
+        if milliseconds % 60_000 == 0 { return .minute }
+        return milliseconds % 1_000 == 0 ? .second : .millisecond
+    }
 }
 
 /// A bounds-checked cursor over a record's bytes: anything that would read past the end, or a
@@ -63,6 +100,23 @@ struct RecordReader {
             shift += 7
         }
         throw UserFactsRecord.Malformed()
+    }
+
+    /// A span written by ``Swift/Array/appendSpan(_:)``; one whose count does not fit 64 bits,
+    /// or whose milliseconds do not fit an Int64, is malformed.
+    mutating func span() throws(UserFactsRecord.Malformed) -> Int64 {
+        let first = try byte()
+        var zigzag = UInt64(first >> 2 & 0x1f)
+        if first & 0x80 != 0 {
+            let rest = try varint()
+            guard rest < 1 << 59 else { throw UserFactsRecord.Malformed() }
+            zigzag |= rest << 5
+        }
+        let count = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
+        let (milliseconds, overflow) = count.multipliedReportingOverflow(
+            by: SpanUnit.all[Int(first & 3)].milliseconds)
+        guard !overflow else { throw UserFactsRecord.Malformed() }
+        return milliseconds
     }
 
     mutating func signed() throws(UserFactsRecord.Malformed) -> Int64 {

@@ -55,10 +55,9 @@ struct UserFactsRecordTests {
         }
     }
 
-    @Test(arguments: [1, 2] as [UInt8])
-    func anOutOfRangeReferenceIsRefused(version: UInt8) {
+    @Test(arguments: [[1, 0, 1, 0, 0], [2, 0, 1, 0, 0], [3, 0, 0, 1, 0, 0]] as [[UInt8]])
+    func anOutOfRangeReferenceIsRefused(bytes: [UInt8]) {
         // No strings, one transaction whose transaction id refers to string 0.
-        let bytes: [UInt8] = [version, 0, 1, 0, 0]
         #expect(throws: UserFactsRecord.Malformed.self) {
             _ = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
         }
@@ -117,6 +116,117 @@ struct UserFactsRecordTests {
         }
     }
 
+    /// Version 3's numbers are a running sum: one at 10^18 or past it, alone or as the sum of
+    /// two steps, is corruption (the sum cannot wrap around either).
+    @Test(arguments: [
+        [1_000_000_000_000_000_000], [500_000_000_000_000_000, 500_000_000_000_000_000], [1, UInt64.max],
+    ] as [[UInt64]])
+    func aVersion3NumberAtOrPastTheLimitIsRefused(_ steps: [UInt64]) {
+        var bytes: [UInt8] = [3]
+        bytes.appendVarint(UInt64(steps.count))
+        bytes.appendVarint(UInt64(steps.count))
+        for step in steps { bytes.appendVarint(step) }
+        bytes += [0, 0]
+        #expect(throws: UserFactsRecord.Malformed.self) {
+            _ = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
+        }
+    }
+
+    /// The largest number the format holds, as one step and as the sum of several, reads back.
+    @Test func version3NumbersUpToTheLimitReadBack() throws {
+        let largest = "999999999999999999"
+        let facts = UserFacts(transactions: [
+            Transaction(transactionID: largest, originalTransactionID: "1", productID: "0", purchaseDateMs: 0),
+        ])
+        let bytes = UserFactsRecord.encode(facts)
+        #expect(bytes[2] == 3, "three numbers")
+        #expect(try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) } == facts)
+    }
+
+    /// A span comes back exactly in every unit and at every edge, takes the largest unit that
+    /// divides it, and a whole month of days fits in two bytes.
+    @Test(arguments: [
+        (0, 3, 1), (1, 0, 1), (-1, 0, 1), (1_000, 1, 1), (300_000, 2, 1), (86_400_000, 3, 1),
+        (31 * 86_400_000, 3, 2), (-365 * 86_400_000, 3, 2), (2_678_400_001, 0, 5), (1_790_910_263_515, 0, 7),
+        (Int64.max, 0, 10), (Int64.min, 0, 10), (Int64.max / 86_400_000 * 86_400_000, 3, 6),
+        (Int64.min / 1_000 * 1_000, 1, 9),
+    ] as [(Int64, UInt8, Int)])
+    func spansReadBackInTheirUnit(_ milliseconds: Int64, unit: UInt8, size: Int) throws {
+        var encoded: [UInt8] = []
+        encoded.appendSpan(milliseconds)
+        #expect(encoded.count == size)
+        #expect(encoded[0] & 3 == unit)
+        for padding in [0, 16] {
+            let bytes = encoded + Array(repeating: 0, count: padding)
+            let read = try bytes.withUnsafeBytes { raw in
+                var reader = RecordReader(raw)
+                return (try reader.span(), reader.offset)
+            }
+            #expect(read.0 == milliseconds)
+            #expect(read.1 == encoded.count)
+        }
+    }
+
+    /// A span whose count needs more than 64 bits, or whose milliseconds overflow an Int64, is
+    /// corruption.
+    @Test(arguments: [
+        // In milliseconds, a count of 2^64: the rest after the first byte's 5 bits is 2^59.
+        [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x08],
+        // In days, a count of about -2^56: 2^56 days are not an Int64 of milliseconds.
+        [0x80 | 3 | 0x7c, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x07],
+    ] as [[UInt8]])
+    func aSpanTooLargeIsRefused(_ bytes: [UInt8]) {
+        #expect(throws: UserFactsRecord.Malformed.self) {
+            _ = try bytes.withUnsafeBytes { raw in
+                var reader = RecordReader(raw)
+                return try reader.span()
+            }
+        }
+    }
+
+    /// Version 3 codes the two ownership types Apple sends and keeps every other text, byte
+    /// for byte: other cases, spaces, a canonically equivalent spelling are not the codes.
+    @Test(arguments: ["PURCHASED", "FAMILY_SHARED", "purchased", "PURCHASED ", "FAMILY_SHARED\u{301}", "", "="])
+    func ownershipTypesReadBackExactly(_ ownership: String) throws {
+        let facts = UserFacts(transactions: [Transaction(
+            transactionID: "1", originalTransactionID: "1", productID: "p", purchaseDateMs: 0,
+            inAppOwnershipType: ownership)])
+        let bytes = UserFactsRecord.encode(facts)
+        let decoded = try #require(try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) })
+        #expect(decoded == facts)
+        #expect(decoded.transactions[0].inAppOwnershipType.map { Array($0.utf8) } == Array(ownership.utf8))
+        // The codes cost no string at all: only the table's two ids and the product remain.
+        let coded = ownership == "PURCHASED" || ownership == "FAMILY_SHARED"
+        #expect(bytes[1] == (coded ? 2 : 3))
+    }
+
+    /// The shape version 3 was made for: a monthly subscription renewed by Apple (16-digit
+    /// transaction and web order ids from Apple's counters, each renewal starting where the
+    /// last period ended, PURCHASED): its 12 ids alone would take 96 bytes as plain 8-byte
+    /// numbers (version 2's), its renewals' purchase dates 5 bytes each; the whole record takes
+    /// 140 bytes.
+    @Test func aRenewedSubscriptionIsCompact() throws {
+        let start: Int64 = 1_790_000_000_000
+        let periods: [Int64] = [31, 30, 31, 31, 28, 31].map { $0 * 86_400_000 }
+        var purchase = start
+        var transactions: [Transaction] = []
+        for (renewal, period) in periods.enumerated() {
+            transactions.append(Transaction(
+                transactionID: String(2_000_001_234_567_890 + renewal * 734_219),
+                originalTransactionID: "2000001234567890",
+                productID: "pro.monthly", purchaseDateMs: purchase, originalPurchaseDateMs: start,
+                expiresDateMs: purchase + period, subscriptionGroupIdentifier: "21482456",
+                webOrderLineItemID: String(2_000_000_098_765_432 + renewal * 412_907), inAppOwnershipType: "PURCHASED"))
+            purchase += period
+        }
+        let facts = UserFacts(transactions: transactions, renewalInfos: ["2000001234567890": RenewalInfo(
+            originalTransactionID: "2000001234567890", autoRenewStatus: true, autoRenewProductID: "pro.monthly",
+            signedDateMs: purchase - 86_400_000)])
+        let bytes = UserFactsRecord.encode(facts)
+        #expect(try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) } == facts)
+        #expect(bytes.count <= 140, "\(bytes.count) bytes")
+    }
+
     /// Which strings become numbers: exactly those `String(value)` writes back byte for byte.
     @Test(arguments: [
         ("0", 0), ("7", 7), ("10", 10), ("2000000123456789", 2_000_000_123_456_789),
@@ -153,7 +263,8 @@ struct UserFactsRecordTests {
     /// transactions in any order) come back exactly and re-encode to the same bytes.
     @Test func randomFactsRoundTrip() throws {
         var random = SplitMix64(seed: 14)
-        let ids = ["0", "1", "0123", "2000000123456789", "99999999999999999999", "1000000000000000000",
+        let ids = ["0", "1", "0123", "PURCHASED", "FAMILY_SHARED",
+                   "2000000123456789", "99999999999999999999", "1000000000000000000",
                    "999999999999999999", "pro.monthly", "grp", "é", "e\u{301}", "", " 7", "7 "]
         let dates: [Int64] = [0, 1, -1, Int64.max, Int64.min, 1_700_000_000_000, -1_700_000_000_000, 86_400_000]
         func id() -> String { ids[Int(random.next() % UInt64(ids.count))] }

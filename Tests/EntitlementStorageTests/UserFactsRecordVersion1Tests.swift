@@ -28,9 +28,9 @@ struct UserFactsRecordVersion1Tests {
         let decoded = try Self.bytes(hex).withUnsafeBytes { try UserFactsRecord.decode($0) }
         #expect(decoded == facts)
         #expect(decoded.map(UserFactsRecordTests.stringBytes) == UserFactsRecordTests.stringBytes(facts))
-        // Re-encoding writes version 2, which decodes to the same facts.
+        // Re-encoding writes the current version, which decodes to the same facts.
         let rewritten = UserFactsRecord.encode(try #require(decoded))
-        #expect(rewritten.first == 2)
+        #expect(rewritten.first == UserFactsRecord.version)
         #expect(try rewritten.withUnsafeBytes { try UserFactsRecord.decode($0) } == facts)
     }
 
