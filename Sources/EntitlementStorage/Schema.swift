@@ -239,5 +239,6 @@ enum Schema {
         compactEventIDsMigration,
         pointedExpiryMigration,
         chainsDecimalIDsMigration,
+        userFactsKeyedByUserRowMigration,
     ])
 }
