@@ -58,8 +58,8 @@ trap cleanup EXIT
 
 # --- data: cached big database, fresh near-empty one ------------------------------------
 DATA="$ROOT/.build-release/bench-data"
-# -r1: seeded with user_facts records (format 1); an older cached file would be read from the tables.
-BIG="$DATA/users-${USERS}x${PER_USER}-r1.sqlite"
+# -r3: Apple-shaped web order ids, user_facts records of format 3 (an older cached file is another data set).
+BIG="$DATA/users-${USERS}x${PER_USER}-r3.sqlite"
 mkdir -p "$DATA"
 if [ -s "$BIG" ]; then
     seed_note="reused $BIG"

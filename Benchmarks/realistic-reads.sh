@@ -50,9 +50,9 @@ server_pid=""
 cleanup() { stop_pid "$server_pid"; rm -rf "$work"; }
 trap cleanup EXIT
 
-# --- data: the big database, cached (the -r1 suffix: seeded with user_facts records v1) -----
+# --- data: the big database, cached (-r3: Apple-shaped web order ids, user_facts records v3) ---
 DATA="$ROOT/.build-release/bench-data"
-BIG="$DATA/users-${USERS}x${PER_USER}-r1.sqlite"
+BIG="$DATA/users-${USERS}x${PER_USER}-r3.sqlite"
 mkdir -p "$DATA"
 if [ ! -s "$BIG" ]; then
     log "seeding $BIG ($USERS users x $PER_USER transactions; minutes for 1M)"

@@ -36,7 +36,7 @@ for n in "${WRITERS[@]}"; do
     rm -f "$db" "$db-wal" "$db-shm"
 done
 
-BIG="$DATA/users-${USERS}x${PER_USER}-r1.sqlite"   # -r1: with user_facts records (format 1)
+BIG="$DATA/users-${USERS}x${PER_USER}-r3.sqlite"   # -r3: as check-entitlement.sh seeds it
 if [ -s "$BIG" ]; then
     # Drops only this file's pages from the OS page cache, not the machine's.
     sync "$BIG"; dd if="$BIG" iflag=nocache count=0 status=none
