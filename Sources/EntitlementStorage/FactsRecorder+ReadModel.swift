@@ -17,8 +17,9 @@ extension FactsRecorder {
         for user in userIDs {
             let userID = user.text
             let facts = try known[user] ?? UserFacts.readTables(tables, userID: userID)
-            upsert.bind(userID, at: 1)
-            upsert.bind(blob: UserFactsRecord.encode(facts), at: 2)
+            upsert.bind(UserKey.of(userID), at: 1)
+            upsert.bind(userID, at: 2)
+            upsert.bind(blob: UserFactsRecord.encode(facts), at: 3)
             try upsert.execute()
         }
     }

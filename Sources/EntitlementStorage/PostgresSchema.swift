@@ -295,18 +295,5 @@ enum PostgresSchema {
             ALTER INDEX user_facts_rebuilt_pkey RENAME TO user_facts_pkey;
             DROP FUNCTION pg_temp.entitlementd_user_key(TEXT);
             """),
-        // As SQLite's migration of the same name: records keyed by the user's row again (the
-        // shared statements join users), the id and the hash key dropped with the old table.
-        ("user_facts_keyed_by_user_row", """
-            CREATE TABLE user_facts_rebuilt (
-                user_rowid BIGINT PRIMARY KEY REFERENCES users(id),
-                facts BYTEA NOT NULL
-            );
-            INSERT INTO user_facts_rebuilt (user_rowid, facts)
-                SELECT u.id, f.facts FROM user_facts f JOIN users u ON u.user_id = f.user_id ORDER BY u.id;
-            DROP TABLE user_facts;
-            ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
-            ALTER INDEX user_facts_rebuilt_pkey RENAME TO user_facts_pkey;
-            """),
     ]
 }

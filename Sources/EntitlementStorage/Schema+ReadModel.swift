@@ -61,26 +61,6 @@ extension Schema {
         ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
         """)
 
-    /// Storage (issue 14 goal 2): `user_facts` keyed by the user's row again, as migration 16
-    /// had it, undoing 19's key. Records inserted at hashed keys land all over the table, and
-    /// its leaves stayed about 18 % empty (dbstat, fresh 1M x 3 seed); a new user's row id is the
-    /// largest yet, so records go at the end of the table and fill its pages, and the user id
-    /// (kept beside the record to check the hash) and the 9-byte key go too. A miss descends
-    /// two B-trees again (`users`' unique index on user_id, which holds the row id, then the
-    /// records by rowid), as it did before 19: measured beside the storage in the closing note.
-    /// A row whose id has no user (a hash collision's loser has no row; none else exists)
-    /// is dropped: nothing could read it.
-    static let userFactsKeyedByUserRowMigration = Migration("user_facts_keyed_by_user_row", sql: """
-        CREATE TABLE user_facts_rebuilt (
-            user_rowid INTEGER PRIMARY KEY REFERENCES users(id),
-            facts BLOB NOT NULL
-        );
-        INSERT INTO user_facts_rebuilt (user_rowid, facts)
-            SELECT u.id, f.facts FROM user_facts f JOIN users u ON u.user_id = f.user_id ORDER BY u.id;
-        DROP TABLE user_facts;
-        ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
-        """)
-
     /// Brings `db` to this binary's schema: ``migrator`` with the SQL functions its migrations
     /// call defined on the connection first.
     @discardableResult

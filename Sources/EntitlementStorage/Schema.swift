@@ -239,6 +239,5 @@ enum Schema {
         compactEventIDsMigration,
         pointedExpiryMigration,
         chainsDecimalIDsMigration,
-        userFactsKeyedByUserRowMigration,
     ])
 }

@@ -4,17 +4,18 @@ import SQLDatabase
 /// How a user's ``UserFacts`` are read: from the `user_facts` read model when the user has a
 /// record there, otherwise from the normalized tables (which the record is built from).
 extension UserFacts {
-    /// The user's record in the read model: the user's row id from `users`' unique index on
-    /// user_id (which holds it), then the record by that row id.
+    /// The user's record in the read model, by ``UserKey`` (bound as 1): the row's user id, to
+    /// be compared with the one asked about, and the record.
     static let recordSQL = """
-        SELECT f.facts FROM users u JOIN user_facts f ON f.user_rowid = u.id WHERE u.user_id = ?
+        SELECT user_id, facts FROM user_facts WHERE user_key = ?
         """
 
-    /// Binds the user id (1) and the record (2); the user's row exists (the write that changed
-    /// their facts created it in the same transaction).
+    /// Binds the user's key (1), id (2) and record (3). A row holding another user's id under
+    /// the same key is left alone (that user keeps it; this one is read from the tables), so
+    /// a record never answers for anyone but its user.
     static let upsertRecordSQL = """
-        INSERT INTO user_facts (user_rowid, facts) VALUES ((SELECT id FROM users WHERE user_id = ?1), ?2)
-        ON CONFLICT (user_rowid) DO UPDATE SET facts = excluded.facts
+        INSERT INTO user_facts (user_key, user_id, facts) VALUES (?1, ?2, ?3)
+        ON CONFLICT (user_key) DO UPDATE SET facts = excluded.facts WHERE user_facts.user_id = excluded.user_id
         """
 
     /// A user's facts from the tables in one statement: one row per transaction, its chain's
@@ -39,12 +40,14 @@ extension UserFacts {
         """
 
     /// Runs `statement` (``recordSQL``) for `userID`: the decoded record, or nil when the user
-    /// has none (or one this binary cannot read), so the caller reads the tables.
+    /// has none (no row under their key, a row of another user with the same key, or a record
+    /// this binary cannot read), so the caller reads the tables.
     static func readRecord(_ statement: some SQLStatement, userID: String) throws -> UserFacts? {
-        statement.bind(userID, at: 1)
+        statement.bind(UserKey.of(userID), at: 1)
         defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return try? statement.withBytes(at: 0) { bytes throws(UserFactsRecord.Malformed) in
+        guard try statement.step(),
+              statement.withBytes(at: 0, { userID.hasSameBytes(as: $0) }) else { return nil }
+        return try? statement.withBytes(at: 1) { bytes throws(UserFactsRecord.Malformed) in
             try UserFactsRecord.decode(bytes)
         } ?? nil
     }

@@ -1,14 +1,11 @@
 import SQLite
 
-/// The key of a user's `user_facts` record from migration 19 (`user_facts_by_user_key`, issue 14
-/// goal 1) until migration 24 (`user_facts_keyed_by_user_row`, goal 2), which keys the records
-/// by the user's row again: a 64-bit FNV-1a hash of the user id's UTF-8 bytes, so a facts-cache miss
-/// descended one B-tree (the records, by key) instead of two (`users`' unique index on user_id
-/// for the user's row, then the records by row). Kept for migration 19, which a file older
-/// than it still runs on its way to 24; nothing reads or writes by it any more.
+/// The key of a user's `user_facts` record (issue 14 goal 1): a 64-bit FNV-1a hash of the user
+/// id's UTF-8 bytes, so a facts-cache miss descends one B-tree (the records, by key) instead of
+/// two (`users`' unique index on user_id for the user's row, then the records by row).
 ///
-/// A hash is not unique: the record row also held the user id, and a reader used the record
-/// only when that id was the one asked about, byte for byte. Two ids with one key (any such pair
+/// A hash is not unique: the record row also holds the user id, and a reader uses the record
+/// only when that id is the one asked about, byte for byte. Two ids with one key (any such pair
 /// among n users has probability about n^2 / 2^65; or crafted: FNV is no defence) share one row:
 /// the first user written keeps it, the other has no record and is read from the tables, as
 /// a user without a record always was. Answers are the same either way; only the speed differs.

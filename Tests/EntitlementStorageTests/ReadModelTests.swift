@@ -153,7 +153,7 @@ final class ReadModelTests: StoreTestCase {
         for bad: [UInt8] in [[], [1, 200], [UserFactsRecord.version + 1, 0, 0, 0]] {
             let db = try Connection(path: databasePath)
             let update = try db.prepare(
-                "UPDATE user_facts SET facts = ? WHERE user_rowid = (SELECT id FROM users WHERE user_id = 'alice')")
+                "UPDATE user_facts SET facts = ? WHERE user_id = 'alice'")
             update.bind(blob: bad, at: 1)
             try update.execute()
             XCTAssertEqual(db.changes, 1, "alice's record replaced")

@@ -5,10 +5,9 @@ import SQLite
 import XCTest
 
 /// Migration 14 rebuilds `user_facts` as a rowid table with a unique index on user_id,
-/// migration 16 keys it by the user's row (`users.id`) instead, migration 19 by the user's
-/// ``UserKey`` with the id beside it, and migration 24 by the user's row again: the records a
-/// version-13 file holds must come through all four byte for byte, and the writer's upsert must
-/// still find a user's row.
+/// migration 16 keys it by the user's row (`users.id`) instead, and migration 19 by the user's
+/// ``UserKey`` with the id beside it: the records a version-13 file holds must come through all
+/// three byte for byte, and the writer's upsert must still find a user's row.
 final class ReadModelUpgradeTests: StoreTestCase {
     private var version13Path: String { directory + "/version13.sqlite" }
 
@@ -42,7 +41,7 @@ final class ReadModelUpgradeTests: StoreTestCase {
 
     /// Every record of a file at the latest version, by user id.
     private func recordBytes(_ db: Connection) throws -> [String: [UInt8]] {
-        let select = try db.prepare("SELECT u.user_id, f.facts FROM user_facts f JOIN users u ON u.id = f.user_rowid")
+        let select = try db.prepare("SELECT user_id, facts FROM user_facts")
         defer { select.reset() }
         var rows: [String: [UInt8]] = [:]
         while try select.step() {
@@ -87,31 +86,34 @@ final class ReadModelUpgradeTests: StoreTestCase {
         XCTAssertEqual(upgraded.removeValue(forKey: "carol").map { _ in true }, true)
         XCTAssertEqual(upgraded, written, "every record byte for byte")
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM user_facts"), 3, "one row per user")
-        // Keyed by the user's row (migrate-store copies by column name); no index of its own.
+        // Keyed by the user's UserKey (migrate-store copies by column name); no index of its own.
         XCTAssertEqual(try db.scalarString("SELECT group_concat(name) FROM pragma_table_info('user_facts')"),
-                       "user_rowid,facts")
+                       "user_key,user_id,facts")
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM user_facts WHERE user_key = \(UserKey.of("alice"))"), 1)
         XCTAssertEqual(try db.scalarInt64(
             "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'user_facts'"), 0)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
-        // A miss: users' unique index (covering: it holds the row id), then the record by rowid.
+        // A miss: one B-tree, the records by key.
         let plan = try db.prepare("EXPLAIN QUERY PLAN \(UserFacts.recordSQL)")
         defer { plan.reset() }
         var steps: [String] = []
         while try plan.step() { steps.append(plan.string(at: 3)) }
-        XCTAssertEqual(steps, ["SEARCH u USING COVERING INDEX sqlite_autoindex_users_1 (user_id=?)",
-                               "SEARCH f USING INTEGER PRIMARY KEY (rowid=?)"])
+        XCTAssertEqual(steps, ["SEARCH user_facts USING INTEGER PRIMARY KEY (rowid=?)"])
     }
 
-    /// A record format needs no migration: a store whose records were written in format 1 (the
+    /// Record format 2 needs no migration: a store whose records were written in format 1 (the
     /// landed encoder's bytes) answers from them unchanged, and a user's next write rewrites
-    /// that user's record in the current format, equal to the tables.
-    func testFormat1RecordsAnswerUnchangedAndTheNextWriteRewritesThemInTheCurrentFormat() async throws {
+    /// that user's record in format 2, equal to the tables.
+    func testFormat1RecordsAnswerUnchangedAndTheNextWriteRewritesThemInFormat2() async throws {
         try await openStore().close()
         let samples = zip(UserFactsRecordVersion1Tests.landedSamples, UserFactsRecordTests.samples)
         let db = try Connection(path: databasePath)
         for (index, (hex, _)) in samples.enumerated() {
             try db.execute("INSERT INTO users (id, user_id, created_at_ms) VALUES (\(index + 1), 'user\(index)', 1)")
-            try db.execute("INSERT INTO user_facts (user_rowid, facts) VALUES (\(index + 1), x'\(hex)')")
+            try db.execute("""
+                INSERT INTO user_facts (user_key, user_id, facts)
+                VALUES (\(UserKey.of("user\(index)")), 'user\(index)', x'\(hex)')
+                """)
         }
         db.close()
 
@@ -127,8 +129,8 @@ final class ReadModelUpgradeTests: StoreTestCase {
 
         let check = try Connection(path: databasePath)
         defer { check.close() }
-        XCTAssertEqual(try check.scalarString("SELECT hex(substr(facts, 1, 1)) FROM user_facts WHERE user_rowid = 3"),
-                       String(format: "%02X", UserFactsRecord.version))
+        XCTAssertEqual(
+            try check.scalarString("SELECT hex(substr(facts, 1, 1)) FROM user_facts WHERE user_id = 'user2'"), "02")
         XCTAssertEqual(try check.scalarInt64("SELECT count(*) FROM user_facts WHERE substr(facts, 1, 1) = x'01'"), 4,
                        "the other users' records are left as they were")
         let reopened = try openStore()
