@@ -14,12 +14,22 @@ extension FactsRecorder {
     func refreshRecords(for userIDs: some Sequence<ExactID>, known: [ExactID: UserFacts] = [:]) throws {
         let tables = statements.userFactsFromTables
         let upsert = statements.upsertUserFactsRecord
+        // Rows of product and group ids, looked up in this transaction: the record refers to
+        // them and commits with it (a row a rolled-back batch stored is never referred to
+        // after it, as this map lives for one call).
+        var nameRows: [ExactID: Int64?] = [:]
         for user in userIDs {
             let userID = user.text
             let facts = try known[user] ?? UserFacts.readTables(tables, userID: userID)
+            let record = UserFactsRecord.encode(facts) { name in
+                if let row = nameRows[ExactID(name)] { return row }
+                let row = try? storedProductNameRow(name)
+                nameRows[ExactID(name)] = row ?? nil
+                return row ?? nil
+            }
             upsert.bind(UserKey.of(userID), at: 1)
             upsert.bind(userID, at: 2)
-            upsert.bind(blob: UserFactsRecord.encode(facts), at: 3)
+            upsert.bind(blob: record, at: 3)
             try upsert.execute()
         }
     }

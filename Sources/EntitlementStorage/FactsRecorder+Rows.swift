@@ -120,7 +120,8 @@ extension FactsRecorder {
         return row
     }
 
-    private func storedProductNameRow(_ name: String) throws -> Int64? {
+    /// The row of `name` in `product_names` as this transaction sees it; nil if it has none.
+    func storedProductNameRow(_ name: String) throws -> Int64? {
         let find = statements.findProductName
         find.bind(name, at: 1)
         defer { find.reset() }

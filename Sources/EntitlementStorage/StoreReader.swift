@@ -21,6 +21,10 @@ final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     // Held, not looked up: the facts read is the hot path, and a cache lookup would hash the SQL.
     private let userRecord: DB.Statement
     private let userTables: DB.Statement
+    /// The `product_names` rows records refer to (format 3), as this connection read them: a
+    /// committed row never changes or goes, so each is read once.
+    private var productNames: [Int64: String] = [:]
+    private let productName: DB.Statement
     /// ``StoreReaderSQL/historySQL(eventID:productFilter:)`` for this engine, with and without
     /// the product filter.
     private let historySQL = StoreReaderSQL.historySQL(eventID: DB.historyEventIDText("h.event_id"))
@@ -32,6 +36,7 @@ final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
         self.db = db
         userRecord = try db.prepare(UserFacts.recordSQL)
         userTables = try db.prepare(UserFacts.tablesSQL)
+        productName = try db.prepare("SELECT name FROM product_names WHERE id = ?")
         beginSnapshot = DB.holdsReadSnapshots ? try db.prepare("BEGIN DEFERRED") : nil
         endHeldSnapshot = DB.holdsReadSnapshots ? try db.prepare("COMMIT") : nil
     }
@@ -77,8 +82,24 @@ final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     /// transaction as every change to the user's facts, so whichever snapshot answers, it holds
     /// a committed, complete state of the user.
     func facts(userID: String) throws -> UserFacts {
-        if let facts = try UserFacts.readRecord(userRecord, userID: userID) { return facts }
+        if let facts = try UserFacts.readRecord(userRecord, userID: userID, name: productName(row:)) {
+            return facts
+        }
         return try UserFacts.readTables(userTables, userID: userID)
+    }
+
+    /// The name in `product_names` row `row`, read in the record's snapshot the first time (the
+    /// writer stores a name before, or with, any record that refers to it); nil if there is no
+    /// such row or it cannot be read, and the record is then read as malformed (the tables
+    /// answer).
+    private func productName(row: Int64) -> String? {
+        if let known = productNames[row] { return known }
+        productName.bind(row, at: 1)
+        defer { productName.reset() }
+        guard (try? productName.step()) == true else { return nil }
+        let name = productName.string(at: 0)
+        productNames[row] = name
+        return name
     }
 
     /// Up to `limit` events strictly older than `cursor` in (occurred_at_ms, event_id) order.

@@ -42,13 +42,16 @@ extension UserFacts {
     /// Runs `statement` (``recordSQL``) for `userID`: the decoded record, or nil when the user
     /// has none (no row under their key, a row of another user with the same key, or a record
     /// this binary cannot read), so the caller reads the tables.
-    static func readRecord(_ statement: some SQLStatement, userID: String) throws -> UserFacts? {
+    /// `name` reads the `product_names` rows a record refers to.
+    static func readRecord(
+        _ statement: some SQLStatement, userID: String, name: (Int64) -> String?
+    ) throws -> UserFacts? {
         statement.bind(UserKey.of(userID), at: 1)
         defer { statement.reset() }
         guard try statement.step(),
               statement.withBytes(at: 0, { userID.hasSameBytes(as: $0) }) else { return nil }
         return try? statement.withBytes(at: 1) { bytes throws(UserFactsRecord.Malformed) in
-            try UserFactsRecord.decode(bytes)
+            try UserFactsRecord.decode(bytes, name: name)
         } ?? nil
     }
 

@@ -4,22 +4,30 @@ import SQLite
 struct StringTable {
     var values: [String] = []
     var indexes: [ExactID: UInt64] = [:]
+    /// Whether each value was referenced as a product or group id (a `product_names` row).
+    var isName: [Bool] = []
 
     /// Reserved for about `capacity` distinct strings: growing the dictionary rehashes every
     /// string it holds (a record's ids are mostly distinct: transaction and web order ids).
     init(capacity: Int) {
         values.reserveCapacity(capacity)
         indexes.reserveCapacity(capacity)
+        isName.reserveCapacity(capacity)
     }
 
     /// Keyed by bytes, not by String equality (Unicode equivalence: "é" would find "e\u{301}"),
     /// so every string reads back byte for byte as the tables hold it; one hash per string,
     /// found or inserted in the same dictionary access (a String key hashed a new string twice
     /// and then compared its bytes again: ~1,200 instructions a lookup, 37 per distinct write).
-    mutating func index(_ string: String) -> UInt64 {
+    mutating func index(_ string: String, isName name: Bool = false) -> UInt64 {
         let next = UInt64(values.count)
         let index = Self.current(&indexes[ExactID(string), default: next])
-        if index == next { values.append(string) }
+        if index == next {
+            values.append(string)
+            isName.append(name)
+        } else if name {
+            isName[Int(index)] = true
+        }
         return index
     }
 
@@ -28,26 +36,43 @@ struct StringTable {
     private static func current(_ value: inout UInt64) -> UInt64 { value }
 
     /// Where each string goes in a version-3 record: the numbers (``DecimalText``) first, in
-    /// ascending order, then the others in first-use order; `finalIndexes[i]` is the place of
-    /// `values[i]`.
-    func layout() -> (numbers: [UInt64], texts: [String], finalIndexes: [UInt64]) {
+    /// ascending order; then the product and group ids `nameRow` finds a `product_names` row
+    /// for, in row order; then the others in first-use order. `finalIndexes[i]` is the place
+    /// of `values[i]`.
+    func layout(nameRow: (String) -> Int64?) -> Layout {
         var numbered: [(value: UInt64, index: Int)] = []
+        var named: [(row: Int64, index: Int)] = []
         var texts: [String] = []
-        var finalIndexes = [UInt64](repeating: 0, count: values.count)
         var textIndexes: [Int] = []
         for (index, string) in values.enumerated() {
             if let value = DecimalText.value(string) {
                 numbered.append((value, index))
+            } else if isName[index], let row = nameRow(string), row > 0 {
+                named.append((row, index))
             } else {
                 texts.append(string)
                 textIndexes.append(index)
             }
         }
-        // Distinct strings have distinct values: only one spelling of a number is canonical.
+        // Distinct strings have distinct values (only one spelling of a number is canonical)
+        // and distinct rows (product_names holds each byte sequence once).
         numbered.sort { $0.value < $1.value }
+        named.sort { $0.row < $1.row }
+        var finalIndexes = [UInt64](repeating: 0, count: values.count)
         for (place, entry) in numbered.enumerated() { finalIndexes[entry.index] = UInt64(place) }
-        for (place, index) in textIndexes.enumerated() { finalIndexes[index] = UInt64(numbered.count + place) }
-        return (numbered.map(\.value), texts, finalIndexes)
+        for (place, entry) in named.enumerated() { finalIndexes[entry.index] = UInt64(numbered.count + place) }
+        for (place, index) in textIndexes.enumerated() {
+            finalIndexes[index] = UInt64(numbered.count + named.count + place)
+        }
+        return Layout(numbers: numbered.map(\.value), nameRows: named.map(\.row), texts: texts,
+                      finalIndexes: finalIndexes)
+    }
+
+    struct Layout {
+        let numbers: [UInt64]
+        let nameRows: [Int64]
+        let texts: [String]
+        let finalIndexes: [UInt64]
     }
 }
 

@@ -2,8 +2,10 @@ import Entitlements
 
 extension UserFactsRecord {
     /// Decodes version 3 (the layout ``encode(_:)`` writes, described on ``UserFactsRecord``).
-    static func decodeVersion3(_ reader: inout RecordReader) throws(Malformed) -> UserFacts {
-        let refs = StringRefs(strings: try decodeStringsVersion3(&reader))
+    static func decodeVersion3(
+        _ reader: inout RecordReader, name: (Int64) -> String?
+    ) throws(Malformed) -> UserFacts {
+        let refs = StringRefs(strings: try decodeStringsVersion3(&reader, name: name))
         // Built in locals and handed to UserFacts once: its properties' observers would run on
         // every append and insertion otherwise.
         let transactionCount = try reader.count()
@@ -75,11 +77,17 @@ extension UserFactsRecord {
     }
 
     /// The string table: the numbers, each the one before plus a difference (ascending, all
-    /// below 10^18 as ``DecimalText`` writes them), then the other strings.
-    private static func decodeStringsVersion3(_ reader: inout RecordReader) throws(Malformed) -> [String] {
+    /// below 10^18 as ``DecimalText`` writes them); the `product_names` rows, each the one
+    /// before plus a difference, as `name` reads them; then the other strings.
+    private static func decodeStringsVersion3(
+        _ reader: inout RecordReader, name: (Int64) -> String?
+    ) throws(Malformed) -> [String] {
         let stringCount = try reader.count()
         let numberCount = try reader.varint()
-        guard numberCount <= UInt64(stringCount) else { throw Malformed() }
+        let nameCount = try reader.varint()
+        guard numberCount <= UInt64(stringCount), nameCount <= UInt64(stringCount) - numberCount else {
+            throw Malformed()
+        }
         var strings: [String] = []
         strings.reserveCapacity(stringCount)
         var number: UInt64 = 0
@@ -90,7 +98,15 @@ extension UserFactsRecord {
             number += step
             strings.append(DecimalText.text(number))
         }
-        for _ in Int(numberCount)..<stringCount { strings.append(try reader.string()) }
+        var row: Int64 = 0
+        for _ in 0..<nameCount {
+            let step = try reader.varint()
+            guard step <= UInt64(Int64.max - row) else { throw Malformed() }
+            row += Int64(step)
+            guard let text = name(row) else { throw Malformed() }
+            strings.append(text)
+        }
+        for _ in Int(numberCount + nameCount)..<stringCount { strings.append(try reader.string()) }
         return strings
     }
 }

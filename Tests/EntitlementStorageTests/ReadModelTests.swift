@@ -10,13 +10,47 @@ final class ReadModelTests: StoreTestCase {
     private func record(_ userID: String) throws -> UserFacts? {
         let db = try Connection(path: databasePath)
         defer { db.close() }
-        return try UserFacts.readRecord(try db.prepare(UserFacts.recordSQL), userID: userID)
+        return try UserFacts.readRecord(try db.prepare(UserFacts.recordSQL), userID: userID,
+                                        name: Self.productName(on: db))
+    }
+
+    /// A record's product and group names as a reader reads them: `product_names` rows.
+    static func productName(on db: Connection) -> (Int64) -> String? {
+        { row in try? db.scalarString("SELECT name FROM product_names WHERE id = \(row)") }
     }
 
     private func tables(_ userID: String) throws -> UserFacts {
         let db = try Connection(path: databasePath)
         defer { db.close() }
         return try UserFacts.readTables(try db.prepare(UserFacts.tablesSQL), userID: userID)
+    }
+
+    /// A record refers to product and group ids by their `product_names` rows (format 3): none
+    /// of their text is in it, and a new store's reader, which has read no row yet, answers
+    /// from the record alone (no chains or transactions left to read).
+    func testRecordsReferToProductAndGroupIDsByTheirRows() async throws {
+        var store = try openStore()
+        _ = try await store.write(Fixture.receipt("alice", [
+            Fixture.subscription("1000", chain: "1000", product: "com.example.monthly"),
+            Fixture.subscription("2000", chain: "2000", product: "com.example.yearly"),
+        ]))
+        let written = try store.facts(userID: "alice")
+        await store.close()
+        let db = try Connection(path: databasePath)
+        let select = try db.prepare("SELECT facts FROM user_facts WHERE user_id = 'alice'")
+        XCTAssertTrue(try select.step())
+        let bytes = select.withBytes(at: 0) { Array($0) }
+        select.reset()
+        XCTAssertEqual(bytes.first, UserFactsRecord.version)
+        for name in ["com.example.monthly", "com.example.yearly", "group"] {
+            XCTAssertFalse(bytes.containsSubsequence(Array(name.utf8)), name)
+            XCTAssertNotNil(try db.scalarInt64("SELECT id FROM product_names WHERE name = '\(name)'"))
+        }
+        try db.execute("DELETE FROM transactions; DELETE FROM renewal_infos; DELETE FROM chains")
+        db.close()
+        store = try openStore()
+        XCTAssertEqual(try store.facts(userID: "alice"), written)
+        await store.close()
     }
 
     func testEveryWriteLeavesARecordEqualToTheTables() async throws {

@@ -202,9 +202,9 @@ struct UserFactsRecordTests {
 
     /// The shape version 3 was made for: a monthly subscription renewed by Apple (16-digit
     /// transaction and web order ids from Apple's counters, each renewal starting where the
-    /// last period ended, PURCHASED): its 12 ids alone would take 96 bytes as plain 8-byte
-    /// numbers (version 2's), its renewals' purchase dates 5 bytes each; the whole record takes
-    /// 140 bytes.
+    /// last period ended, PURCHASED; its product id has `product_names` row 1): its 12 ids alone
+    /// would take 96 bytes as plain 8-byte numbers (version 2's), its renewals' purchase dates 5
+    /// bytes each; the whole record takes 130 bytes.
     @Test func aRenewedSubscriptionIsCompact() throws {
         let start: Int64 = 1_790_000_000_000
         let periods: [Int64] = [31, 30, 31, 31, 28, 31].map { $0 * 86_400_000 }
@@ -222,9 +222,37 @@ struct UserFactsRecordTests {
         let facts = UserFacts(transactions: transactions, renewalInfos: ["2000001234567890": RenewalInfo(
             originalTransactionID: "2000001234567890", autoRenewStatus: true, autoRenewProductID: "pro.monthly",
             signedDateMs: purchase - 86_400_000)])
-        let bytes = UserFactsRecord.encode(facts)
-        #expect(try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) } == facts)
-        #expect(bytes.count <= 140, "\(bytes.count) bytes")
+        let bytes = UserFactsRecord.encode(facts) { $0 == "pro.monthly" ? 1 : nil }
+        #expect(try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) { $0 == 1 ? "pro.monthly" : nil } } == facts)
+        #expect(bytes.count <= 130, "\(bytes.count) bytes")
+    }
+
+    /// Product and group ids with a `product_names` row are stored as the row (ascending, as
+    /// differences) and read back through it; numbers stay numbers, other strings text, and a
+    /// string that is a product id here and an account token there is still one entry.
+    @Test func namesAreStoredAsTheirRows() throws {
+        let rows: [String: Int64] = ["pro.monthly": 7, "grp.pro": 3, "pro.yearly": 1_000_000, "tok": 12]
+        let facts = UserFacts(transactions: [
+            Transaction(transactionID: "10", originalTransactionID: "10", productID: "pro.monthly", purchaseDateMs: 0,
+                        subscriptionGroupIdentifier: "grp.pro", appAccountToken: "pro.yearly"),
+            Transaction(transactionID: "11", originalTransactionID: "10", productID: "21482456", purchaseDateMs: 5,
+                        subscriptionGroupIdentifier: "unlisted", appAccountToken: "tok"),
+        ], renewalInfos: ["10": RenewalInfo(originalTransactionID: "10", autoRenewStatus: true,
+                                            autoRenewProductID: "pro.yearly", signedDateMs: 9)])
+        let bytes = UserFactsRecord.encode(facts) { rows[$0] }
+        // 3 numbers (10, 11, 21482456), 3 names (rows 3, 7, 1,000,000; "tok" is only a token),
+        // 2 texts ("unlisted", "tok").
+        #expect(Array(bytes[1...3]) == [8, 3, 3])
+        #expect(!bytes.containsSubsequence(Array("pro.".utf8)), "no product id's text")
+        let names = Dictionary(uniqueKeysWithValues: rows.map { ($0.value, $0.key) })
+        let decoded = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) { names[$0] } }
+        #expect(decoded == facts)
+        #expect(decoded.map(Self.stringBytes) == Self.stringBytes(facts))
+        // A row the reader cannot find makes the record malformed (the tables answer), never
+        // another string.
+        #expect(throws: UserFactsRecord.Malformed.self) {
+            _ = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) { $0 == 7 ? nil : names[$0] } }
+        }
     }
 
     /// Which strings become numbers: exactly those `String(value)` writes back byte for byte.
@@ -297,7 +325,7 @@ struct UserFactsRecordTests {
             #expect(decoded == facts)
             // String equality is Unicode equivalence ("é" == "e\u{301}"): compare the bytes too.
             #expect(decoded.map(Self.stringBytes) == Self.stringBytes(facts), "every string byte for byte")
-            #expect(decoded.map(UserFactsRecord.encode) == bytes)
+            #expect(decoded.map { UserFactsRecord.encode($0) } == bytes)
         }
     }
 
@@ -345,5 +373,12 @@ struct UserFactsRecordStringTableTests {
         let decoded = try bytes.withUnsafeBytes { try UserFactsRecord.decode($0) }
         let transactions = try #require(decoded).transactions
         #expect(transactions.map { Array($0.productID.utf8) } == products.map { Array($0.utf8) })
+    }
+}
+
+extension [UInt8] {
+    func containsSubsequence(_ other: [UInt8]) -> Bool {
+        guard other.count <= count else { return false }
+        return (0...(count - other.count)).contains { Array(self[$0..<($0 + other.count)]) == other }
     }
 }

@@ -11,7 +11,8 @@ import XCTest
 final class WriterCacheRefreshTests: StoreTestCase {
     /// What a reader that bypasses the cache gets: the record, or the tables without one.
     private func freshRead(_ userID: String, on db: Connection) throws -> UserFacts {
-        try UserFacts.readRecord(try db.prepare(UserFacts.recordSQL), userID: userID)
+        try UserFacts.readRecord(try db.prepare(UserFacts.recordSQL), userID: userID,
+                                 name: ReadModelTests.productName(on: db))
             ?? UserFacts.readTables(try db.prepare(UserFacts.tablesSQL), userID: userID)
     }
 
