@@ -17,7 +17,12 @@ public struct Transaction: Sendable, Hashable {
     /// The transaction was replaced by an upgrade within its subscription group.
     public var isUpgraded: Bool
     public var subscriptionGroupIdentifier: String?
-    public var webOrderLineItemID: String?
+    /// Apple's web order line item id, kept as a number when it is one (``IDText``).
+    public var webOrderLineItemID: String? {
+        get { webOrderLineItem?.text }
+        set { webOrderLineItem = newValue.map(IDText.init) }
+    }
+    @usableFromInline var webOrderLineItem: IDText?
     /// "PURCHASED" or "FAMILY_SHARED"; kept raw because Apple adds values.
     public var inAppOwnershipType: String?
     public var appAccountToken: String?
@@ -58,7 +63,7 @@ public struct Transaction: Sendable, Hashable {
         self.isInIntroOfferPeriod = isInIntroOfferPeriod
         self.isUpgraded = isUpgraded
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
-        self.webOrderLineItemID = webOrderLineItemID
+        self.webOrderLineItem = webOrderLineItemID.map(IDText.init)
         self.inAppOwnershipType = inAppOwnershipType
         self.appAccountToken = appAccountToken
         self.environment = environment
