@@ -22,6 +22,10 @@ extension FactsRecorder {
             let userID = user.text
             let facts = try known[user] ?? UserFacts.readTables(tables, userID: userID)
             let record = UserFactsRecord.encode(facts) { name in
+                // The last write's names first: resolved in this transaction, no statement.
+                if let known = namesStoredThisWrite.first(where: { $0.name.hasSameBytes(as: name) }) {
+                    return known.row
+                }
                 if let row = nameRows[ExactID(name)] { return row }
                 let row = try? storedProductNameRow(name)
                 nameRows[ExactID(name)] = row ?? nil

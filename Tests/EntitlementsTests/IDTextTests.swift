@@ -17,6 +17,19 @@ struct IDTextTests {
         #expect(Array(id.text.utf8) == Array(text.utf8))
     }
 
+    /// Numbers read back as `String(value)` at every length and edge.
+    @Test func numbersReadBackAsTheirDecimalText() {
+        var values: [UInt64] = [0, 9, 10, UInt64.max, 9_999_999_999_999_999_999]
+        var power: UInt64 = 1
+        for _ in 0..<19 {
+            values += [power - 1, power, power + 1, 7 * power]
+            power &*= 10
+        }
+        for value in values {
+            #expect(Array(IDText.decimal(value).utf8) == Array(String(value).utf8))
+        }
+    }
+
     /// A transaction's web order line item id reads back as set, through the initialiser and
     /// the property, and equal ids make equal transactions (hashed alike), unequal ones not.
     @Test func aTransactionsWebOrderLineItemIDReadsBackAndCompares() {
