@@ -52,10 +52,12 @@ extension UserFactsRecord {
         return UserFacts(transactions: transactions, renewalInfos: renewalInfos)
     }
 
-    /// Renewal infos as version 2 lays them out: count, then per info flags, the chain's ref,
-    /// the product's optional ref, the signed date, the grace period from it, the intent.
+    /// Renewal infos as versions 2 and 3 lay them out: count, then per info flags, the chain's
+    /// ref, the product's optional ref, the signed date, the grace period from it, the intent.
+    /// Version 2 (`lastPurchase` nil) writes the signed date whole and the grace period as a
+    /// plain difference; version 3 both as spans, the signed date from the record's last purchase.
     static func decodeRenewalInfos(
-        _ reader: inout RecordReader, refs: StringRefs
+        _ reader: inout RecordReader, refs: StringRefs, spansFrom lastPurchase: Int64? = nil
     ) throws(Malformed) -> [String: RenewalInfo] {
         let renewalCount = try reader.count()
         var renewalInfos: [String: RenewalInfo] = [:]
@@ -63,8 +65,8 @@ extension UserFactsRecord {
             let flags = try reader.varint()
             let originalTransactionID = try refs.string(&reader)
             let autoRenewProductID = try refs.optionalString(&reader)
-            let signed = try reader.signed()
-            let grace = flags & 4 != 0 ? try reader.signed() &+ signed : nil
+            let signed = if let lastPurchase { try reader.span() &+ lastPurchase } else { try reader.signed() }
+            let grace = flags & 4 == 0 ? nil : try (lastPurchase == nil ? reader.signed() : reader.span()) &+ signed
             let intent = flags & 8 != 0 ? try reader.signed() : nil
             renewalInfos[originalTransactionID] = renewalInfo(
                 flags: flags, originalTransactionID: originalTransactionID, autoRenewProductID: autoRenewProductID,

@@ -49,31 +49,9 @@ extension UserFactsRecord {
                 appAccountToken: token, environment: environments[environment],
                 declaredProductType: productType == 0 ? nil : productTypes[Int(productType - 1)]))
         }
-        let renewalInfos = try decodeRenewalInfosVersion3(
-            &reader, refs: refs, lastPurchase: transactions.last?.purchaseDateMs ?? 0)
+        let renewalInfos = try decodeRenewalInfos(
+            &reader, refs: refs, spansFrom: transactions.last?.purchaseDateMs ?? 0)
         return UserFacts(transactions: transactions, renewalInfos: renewalInfos)
-    }
-
-    /// Renewal infos: count, then per info flags, the chain's ref, the product's optional ref,
-    /// the signed date as a span from the record's last purchase, the grace period as a span
-    /// from the signed date, the intent.
-    private static func decodeRenewalInfosVersion3(
-        _ reader: inout RecordReader, refs: StringRefs, lastPurchase: Int64
-    ) throws(Malformed) -> [String: RenewalInfo] {
-        let count = try reader.count()
-        var renewalInfos: [String: RenewalInfo] = [:]
-        for _ in 0..<count {
-            let flags = try reader.varint()
-            let originalTransactionID = try refs.string(&reader)
-            let autoRenewProductID = try refs.optionalString(&reader)
-            let signed = try reader.span() &+ lastPurchase
-            let grace = flags & 4 != 0 ? try reader.span() &+ signed : nil
-            let intent = flags & 8 != 0 ? try reader.signed() : nil
-            renewalInfos[originalTransactionID] = renewalInfo(
-                flags: flags, originalTransactionID: originalTransactionID, autoRenewProductID: autoRenewProductID,
-                grace: grace, intent: intent, signed: signed)
-        }
-        return renewalInfos
     }
 
     /// The string table: the numbers, each the one before plus a difference (ascending, all

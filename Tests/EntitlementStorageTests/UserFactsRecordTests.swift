@@ -80,14 +80,23 @@ struct UserFactsRecordTests {
     func longVarintsReadBack(_ value: UInt64) throws {
         var encoded: [UInt8] = []
         encoded.appendVarint(value)
+        try Self.expectReadBack(value, from: encoded) { try $0.varint() }
+    }
+
+    /// `read` gives `value` back from `encoded`, consuming exactly it, both with room to spare
+    /// after it and as the record's last bytes.
+    static func expectReadBack<Value: Equatable>(
+        _ value: Value, from encoded: [UInt8],
+        _ read: (inout RecordReader) throws -> Value
+    ) throws {
         for padding in [0, 16] {
             let bytes = encoded + Array(repeating: 0, count: padding)
-            let read = try bytes.withUnsafeBytes { raw in
+            let result = try bytes.withUnsafeBytes { raw in
                 var reader = RecordReader(raw)
-                return (try reader.varint(), reader.offset)
+                return (try read(&reader), reader.offset)
             }
-            #expect(read.0 == value)
-            #expect(read.1 == encoded.count)
+            #expect(result.0 == value)
+            #expect(result.1 == encoded.count)
         }
     }
 
@@ -156,15 +165,7 @@ struct UserFactsRecordTests {
         encoded.appendSpan(milliseconds)
         #expect(encoded.count == size)
         #expect(encoded[0] & 3 == unit)
-        for padding in [0, 16] {
-            let bytes = encoded + Array(repeating: 0, count: padding)
-            let read = try bytes.withUnsafeBytes { raw in
-                var reader = RecordReader(raw)
-                return (try reader.span(), reader.offset)
-            }
-            #expect(read.0 == milliseconds)
-            #expect(read.1 == encoded.count)
-        }
+        try Self.expectReadBack(milliseconds, from: encoded) { try $0.span() }
     }
 
     /// A span whose count needs more than 64 bits, or whose milliseconds overflow an Int64, is

@@ -25,13 +25,19 @@ struct UserFactsRecordVersion1Tests {
 
     @Test(arguments: zip(landedSamples, UserFactsRecordTests.samples))
     func landedVersion1BytesDecodeToTheirFacts(_ hex: String, _ facts: UserFacts) throws {
-        let decoded = try Self.bytes(hex).withUnsafeBytes { try UserFactsRecord.decode($0) }
+        _ = try Self.expectDecodesAndRewrites(hex, to: facts)
+    }
+
+    /// The record `hex` decodes to `facts`, every string byte for byte, and re-encoding writes
+    /// the current version, which decodes to the same facts; returns the rewritten bytes.
+    static func expectDecodesAndRewrites(_ hex: String, to facts: UserFacts) throws -> [UInt8] {
+        let decoded = try bytes(hex).withUnsafeBytes { try UserFactsRecord.decode($0) }
         #expect(decoded == facts)
         #expect(decoded.map(UserFactsRecordTests.stringBytes) == UserFactsRecordTests.stringBytes(facts))
-        // Re-encoding writes the current version, which decodes to the same facts.
         let rewritten = UserFactsRecord.encode(try #require(decoded))
         #expect(rewritten.first == UserFactsRecord.version)
         #expect(try rewritten.withUnsafeBytes { try UserFactsRecord.decode($0) } == facts)
+        return rewritten
     }
 
     /// User u999999 of `entitlementd-bench seed --users 1000000 --transactions-per-user 3` run by
