@@ -14,23 +14,15 @@ extension FactsRecorder {
     func refreshRecords(for userIDs: some Sequence<ExactID>, known: [ExactID: UserFacts] = [:]) throws {
         let tables = statements.userFactsFromTables
         let upsert = statements.upsertUserFactsRecord
-        // Rows of product and group ids, looked up in this transaction: the record refers to
-        // them and commits with it (a row a rolled-back batch stored is never referred to
-        // after it, as this map lives for one call).
-        var nameRows: [ExactID: Int64?] = [:]
+        // The records refer to product and group ids by the rows this transaction holds, and
+        // commit with them. Looked up afresh, not taken from the batch's last write: if that
+        // write's savepoint was rolled back, a row it stored is gone (and its id may come back
+        // with another name).
+        namesStoredThisWrite.removeAll(keepingCapacity: true)
         for user in userIDs {
             let userID = user.text
             let facts = try known[user] ?? UserFacts.readTables(tables, userID: userID)
-            let record = UserFactsRecord.encode(facts) { name in
-                // The last write's names first: resolved in this transaction, no statement.
-                if let known = namesStoredThisWrite.first(where: { $0.name.hasSameBytes(as: name) }) {
-                    return known.row
-                }
-                if let row = nameRows[ExactID(name)] { return row }
-                let row = try? storedProductNameRow(name)
-                nameRows[ExactID(name)] = row ?? nil
-                return row ?? nil
-            }
+            let record = UserFactsRecord.encode(facts) { name in (try? knownProductNameRow(name)) ?? nil }
             upsert.bind(UserKey.of(userID), at: 1)
             upsert.bind(userID, at: 2)
             upsert.bind(blob: record, at: 3)

@@ -103,25 +103,28 @@ extension FactsRecorder {
     /// descents per row. Compared byte for byte, as the table's `=` does.
     func productNameRow(_ name: String?) throws -> Int64? {
         guard let name else { return nil }
+        if let row = try knownProductNameRow(name) { return row }
+        let store = statements.storeProductName
+        store.bind(name, at: 1)
+        try store.execute()
+        guard let row = try knownProductNameRow(name) else {
+            throw StoreError(code: .storageFailure, message: "a product name was not stored; retry later")
+        }
+        return row
+    }
+
+    /// The row of `name` if this transaction holds one (nil if none), remembered in
+    /// ``namesStoredThisWrite`` for the rest of the write.
+    func knownProductNameRow(_ name: String) throws -> Int64? {
         if let known = namesStoredThisWrite.first(where: { $0.name.hasSameBytes(as: name) }) {
             return known.row
         }
-        var row = try storedProductNameRow(name)
-        if row == nil {
-            let store = statements.storeProductName
-            store.bind(name, at: 1)
-            try store.execute()
-            row = try storedProductNameRow(name)
-        }
-        guard let row else {
-            throw StoreError(code: .storageFailure, message: "a product name was not stored; retry later")
-        }
+        guard let row = try storedProductNameRow(name) else { return nil }
         namesStoredThisWrite.append((name, row))
         return row
     }
 
-    /// The row of `name` in `product_names` as this transaction sees it; nil if it has none.
-    func storedProductNameRow(_ name: String) throws -> Int64? {
+    private func storedProductNameRow(_ name: String) throws -> Int64? {
         let find = statements.findProductName
         find.bind(name, at: 1)
         defer { find.reset() }
