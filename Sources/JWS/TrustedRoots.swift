@@ -14,15 +14,35 @@ public struct TrustedRoots: Sendable {
     /// Text around the blocks is ignored, as `openssl` does; a file with no certificate or a
     /// non-self-signed one is an error, so a misconfigured path fails at startup, not per token.
     public init(pem: String) throws(JWSError) {
-        var ders: [[UInt8]] = []
         let bytes = Array(pem.utf8)
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else {
             throw JWSError(.invalidTrustedRoot, "the trusted root PEM is empty")
         }
-        guard let bio = bytes.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
-            throw JWSError(.cryptoFailure, "BIO_new_mem_buf failed: \(OpenSSLErrorQueue.drain())")
+        // A memory BIO reads the bytes where they are, so it is made, read and freed inside the
+        // closure: a BIO kept past it read the array after the optimizer had released it (the
+        // built-in root failed to parse at startup when glibc handed the freed block out again,
+        // as with GLIBC_TUNABLES=glibc.malloc.tcache_count=0).
+        let read = bytes.withUnsafeBytes { buffer -> Result<[[UInt8]], JWSError> in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else {
+                return .failure(JWSError(.cryptoFailure, "BIO_new_mem_buf failed: \(OpenSSLErrorQueue.drain())"))
+            }
+            defer { BIO_free(bio) }
+            do throws(JWSError) {
+                return .success(try Self.derCertificates(reading: bio))
+            } catch {
+                return .failure(error)
+            }
         }
-        defer { BIO_free(bio) }
+        let ders = try read.get()
+        guard !ders.isEmpty else {
+            throw JWSError(.invalidTrustedRoot, "the trusted root PEM holds no CERTIFICATE block")
+        }
+        try self.init(derCertificates: ders)
+    }
+
+    /// Every CERTIFICATE block `bio` holds, as DER.
+    private static func derCertificates(reading bio: OpaquePointer) throws(JWSError) -> [[UInt8]] {
+        var ders: [[UInt8]] = []
         while true {
             guard let x509 = PEM_read_bio_X509(bio, nil, nil, nil) else {
                 // PEM_R_NO_START_LINE after the last block is the normal end of input.
@@ -32,7 +52,7 @@ public struct TrustedRoots: Sendable {
                     throw JWSError(
                         .invalidTrustedRoot, "trusted root PEM block \(ders.count + 1) does not parse: \(detail)")
                 }
-                break
+                return ders
             }
             defer { X509_free(x509) }
             var out: UnsafeMutablePointer<UInt8>?
@@ -43,10 +63,6 @@ public struct TrustedRoots: Sendable {
             ders.append(Array(UnsafeBufferPointer(start: out, count: Int(length))))
             copenssl_free(out)
         }
-        guard !ders.isEmpty else {
-            throw JWSError(.invalidTrustedRoot, "the trusted root PEM holds no CERTIFICATE block")
-        }
-        try self.init(derCertificates: ders)
     }
 
     /// Uses these DER certificates as the trusted roots.

@@ -45,3 +45,18 @@ def test_production_binary_answers_unimplemented_even_with_the_old_environment_v
 def test_test_executable_serves_the_testing_service_and_says_so(pb, default_server):
     assert _seed(pb, default_server.address).new_transactions == 1
     assert "entitlementd.testing.v1" in default_server.stderr()
+
+
+def test_production_binary_starts_when_glibc_hands_freed_blocks_out_at_once(pb, production_binary, tmp_path,
+                                                                            monkeypatch):
+    # With glibc's per-thread cache off, a freed block is reused by the next malloc: the built-in
+    # Apple root was read through a BIO over an array the optimizer had already released, and the
+    # release binary stopped at startup ("embedded Apple Root CA - G3 does not parse").
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0")
+    workdir = tmp_path / "prod"
+    workdir.mkdir()
+    server = Server(production_binary, workdir, ["--database", str(workdir / "db.sqlite")])
+    try:
+        assert_serving(pb, server)
+    finally:
+        assert server.stop() == 0, server.stderr()
