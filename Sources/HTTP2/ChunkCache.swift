@@ -13,7 +13,9 @@ internal import Glibc
 ///
 /// Blocks are ordinary glibc blocks (a block's size class is its `malloc_usable_size`, so no
 /// header is added and a connection's long-lived nghttp2 memory is the same size as before);
-/// larger blocks and everything over the limit go straight back to `free`. One cache per thread
+/// larger blocks and everything over the limit go straight back to `free`, except nghttp2's
+/// frame buffers, which are kept apart for the next session (``ChunkCache+FrameBuffers.swift``).
+/// One cache per thread
 /// (a `pthread_key_t`): a session is used by one event-loop thread, but whichever thread frees a
 /// block files it in its own cache, so no cache is ever shared. A thread's cache is freed when
 /// the thread exits. Not Sendable: one thread only.
@@ -30,6 +32,9 @@ final class ChunkCache {
     private let heads: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private(set) var cachedBytes = 0
     private let limit: Int
+    /// Freed frame buffers (``takeFrameBuffer()``), linked through their first word.
+    var frameBuffers: UnsafeMutableRawPointer?
+    var cachedFrameBuffers = 0
 
     init(byteLimit: Int = ChunkCache.byteLimit) {
         heads = .allocate(capacity: Self.classCount)
@@ -46,6 +51,10 @@ final class ChunkCache {
             }
         }
         heads.deallocate()
+        while let current = frameBuffers {
+            frameBuffers = current.load(as: UnsafeMutableRawPointer?.self)
+            free(current)
+        }
     }
 
     /// The class whose blocks all hold at least `size` bytes (glibc's block sizes step by 16
@@ -67,6 +76,8 @@ final class ChunkCache {
                 cachedBytes -= index << 4
                 return block
             }
+        } else if Self.frameBufferRequests.contains(size) {
+            return takeFrameBuffer()
         }
         return malloc(size)
     }
@@ -77,6 +88,7 @@ final class ChunkCache {
         let usable = cnghttp2_usable_size(block)
         let index = Self.blockClass(usable)
         guard usable <= Self.largestCachedSize, cachedBytes + index << 4 <= limit else {
+            if Self.isFrameBuffer(usable: usable) { return keepFrameBuffer(block, usable: usable) }
             free(block)
             return
         }
@@ -140,7 +152,13 @@ extension ChunkCache {
                 block.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
                 return block
             },
-            realloc: { block, size, _ in realloc(block, size) }
+            realloc: { block, size, userData in
+                // nghttp2 allocates its buffers (the frame buffer among them) as a realloc of nil.
+                guard let block else {
+                    return ChunkCache.cache(userData)._withUnsafeGuaranteedRef { $0.allocate(size) }
+                }
+                return realloc(block, size)
+            }
         )
     }
 }

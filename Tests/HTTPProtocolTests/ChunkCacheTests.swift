@@ -66,6 +66,42 @@ final class ChunkCacheTests: XCTestCase {
         mem.free(nil, mem.mem_user_data)
     }
 
+    func testAFrameBufferIsKeptForTheNextFrameBufferOnlyItsFirstPageResident() throws {
+        let cache = ChunkCache()
+        let buffer = try XCTUnwrap(cache.allocate(16_394))   // nghttp2 1.52's frame buffer request
+        XCTAssertGreaterThanOrEqual(cnghttp2_usable_size(buffer), ChunkCache.frameBufferSize)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0xAB, count: 16_394)
+        cache.deallocate(buffer)
+        XCTAssertEqual(cache.cachedFrameBuffers, 1)
+        XCTAssertEqual(cache.cachedBytes, 0, "not counted against the small blocks' limit")
+        // The pages wholly inside it went back to the kernel: they read as zero again.
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let interior = (Int(bitPattern: buffer) + 8 + page - 1) & ~(page - 1)
+        XCTAssertEqual(UnsafeRawPointer(bitPattern: interior)!.load(as: UInt8.self), 0)
+        let other = try XCTUnwrap(cache.allocate(2_000))
+        XCTAssertNotEqual(other, buffer, "a frame buffer serves only frame buffer requests")
+        XCTAssertEqual(cache.allocate(16_400), buffer)
+        XCTAssertEqual(cache.cachedFrameBuffers, 0)
+        cache.deallocate(other)
+        cache.deallocate(buffer)
+    }
+
+    func testNGHTTP2sBuffersAllocatedAsAReallocOfNilComeFromTheCache() throws {
+        let mem = ChunkCache.nghttp2Allocator
+        let kept = { ChunkCache.current._withUnsafeGuaranteedRef { $0.cachedFrameBuffers } }
+        let buffer = try XCTUnwrap(mem.realloc(nil, 16_394, mem.mem_user_data))
+        let before = kept()
+        mem.free(buffer, mem.mem_user_data)
+        XCTAssertEqual(kept(), before + 1, "the frame buffer is kept, not freed")
+        XCTAssertEqual(mem.realloc(nil, 16_394, mem.mem_user_data), buffer)
+        XCTAssertEqual(kept(), before)
+        mem.free(buffer, mem.mem_user_data)
+        let small = try XCTUnwrap(mem.realloc(nil, 100, mem.mem_user_data))
+        mem.free(small, mem.mem_user_data)
+        XCTAssertEqual(mem.malloc(100, mem.mem_user_data), small)
+        mem.free(small, mem.mem_user_data)
+    }
+
     func testEachThreadHasItsOwnCache() {
         let here = ChunkCache.current.toOpaque()
         XCTAssertEqual(ChunkCache.current.toOpaque(), here)
