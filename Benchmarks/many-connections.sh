@@ -5,13 +5,15 @@
 #   Benchmarks/many-connections.sh [HOLD=10000]
 #
 # entitlementd --threads 1 on cpu 1 (the shared bench pinning) with --max-connections HOLD+100 on
-# a 1,000-user bench database. First the active client alone (entitlementd-load 1x1 and 4x8,
-# uniform over the users, on cpu 0); then `entitlementd-load --hold HOLD` (also cpu 0) opens HOLD
-# connections that each call CheckEntitlement every HOLD_INTERVAL seconds, and the same active
-# client runs again beside them. Prints RSS idle / with the connections held (and per held
-# connection), the server's CPU per held call in the first interval (each connection's first call)
-# and the next (the steady state), the active client's req/s, p50 and p99 both ways with their ratio, and what the
-# holder saw (opened, refused, lost, answered), plus the server's open-files log line.
+# a 1,000-user bench database. Each of ROUNDS rounds runs the active client (entitlementd-load 1x1
+# and 4x8, uniform over the users, on cpu 0) alone and beside `entitlementd-load --hold HOLD`
+# (also cpu 0), which opens HOLD connections that each call CheckEntitlement every HOLD_INTERVAL
+# seconds and is stopped (its connections closed) before the next "alone"; odd rounds measure
+# alone first, even rounds beside first. Prints RSS idle / with the connections held (and per held
+# connection) / after the active runs / after the last close, the server's CPU per held call in
+# each round's first interval (each connection's first call) and the next (the steady state),
+# every run's req/s, p50 and p99, the medians' p99 ratio per setting (with each round's), and
+# what each holder saw (opened, refused, lost, answered), plus the server's open-files log line.
 # A benchmark, not a test: Scripts/test never runs it.
 #
 # LOOP_VIEW=1 adds the server's side of each active run (needs perf and tracepoint access, e.g.
@@ -20,7 +22,7 @@
 # tracepoints on the server's cpu. A stall there delays every request that arrives during it; a
 # client-side p99 without one comes from elsewhere (the client's core, other processes).
 #
-# Env: HOLD_INTERVAL=5 DURATION=10 SERVER_NOFILE=1024 NO_BUILD=1 BIN_DIR (default .build-release/release)
+# Env: ROUNDS=3 HOLD_INTERVAL=5 DURATION=10 SERVER_NOFILE=1024 NO_BUILD=1 BIN_DIR (default .build-release/release)
 #      LOAD_BIN_DIR (default BIN_DIR) LOOP_VIEW=0 HOLD_CPU (default the active client's cpu) SHARED_BENCH=../shared/bench QUIET_WAIT as in lib.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -65,7 +67,7 @@ active() {
     if [ "${LOOP_VIEW:-0}" = 1 ]; then
         # shellcheck disable=SC2046
         perf record -q -e sched:sched_switch,syscalls:sys_enter_epoll_wait,syscalls:sys_exit_epoll_wait \
-            $( [ "$PIN" = 1 ] && echo "-C $SERVER_CPU" || echo "-a") -o "$work/loop-$1-$2.data" \
+            $( [ "$PIN" = 1 ] && echo "-C $SERVER_CPU" || echo "-a") -o "$work/loop-$1-$2-${3:-1}.data" \
             -- sleep $((DURATION + 2)) >/dev/null 2>&1 &
         perf_pid=$!
     fi
@@ -108,62 +110,107 @@ loop_view() {
 }
 field() { grep -o " $1=[^ ]*" <<<" $2" | cut -d= -f2; }
 
-rss_idle=$(rss_kib "$server_pid")
-declare -A alone beside
-for s in 1x1 4x8; do alone[$s]=$(active "$s" alone); done
-
-# shellcheck disable=SC2046
-$( [ "$PIN" = 1 ] && echo "taskset -c $HOLD_CPU") \
-    "$LOAD_BIN_DIR/entitlementd-load" --target "$addr" --users 1000 --distribution uniform --hold "$HOLD" \
-    --hold-interval "$HOLD_INTERVAL" --warmup 0 --duration $((4 * DURATION + 30)) >"$work/holder.out" 2>&1 &
-holder_pid=$!
-for _ in $(seq 600); do
-    [ "$(find "/proc/$server_pid/fd" -maxdepth 1 2>/dev/null | wc -l)" -ge "$HOLD" ] && break; sleep 0.1
-done
+server_fds() { find "/proc/$server_pid/fd" -maxdepth 1 2>/dev/null | wc -l; }
+cpu_ticks() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
+minor_faults() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[8] }' "/proc/$1/stat"; }
+# start_holder: `entitlementd-load --hold HOLD` (on HOLD_CPU), returning once the server has them.
+# It runs until stop_holder's SIGTERM, however long the quiet waits make the measurements.
+start_holder() {
+    # shellcheck disable=SC2046
+    $( [ "$PIN" = 1 ] && echo "taskset -c $HOLD_CPU") \
+        "$LOAD_BIN_DIR/entitlementd-load" --target "$addr" --users 1000 --distribution uniform --hold "$HOLD" \
+        --hold-interval "$HOLD_INTERVAL" --warmup 0 --duration 3600 >"$work/holder.out" 2>&1 &
+    holder_pid=$!
+    for _ in $(seq 600); do [ "$(server_fds)" -ge "$HOLD" ] && break; sleep 0.1; done
+}
+# stop_holder: ends the holder (it prints what it saw) and waits for the server to close the
+# connections, so the next "alone" run has none.
+stop_holder() {
+    kill -0 "$holder_pid" 2>/dev/null || die "the holder ended before its measurements did: $(cat "$work/holder.out")"
+    kill -TERM "$holder_pid"; wait "$holder_pid" || true; holder_pid=""
+    grep '^hold:' "$work/holder.out" >>"$work/holds" || cat "$work/holder.out" >>"$work/holds"
+    for _ in $(seq 300); do [ "$(server_fds)" -lt 100 ] && break; sleep 0.1; done
+}
 # Two intervals, each one call per held connection; the server's CPU meanwhile is what holding
 # them costs (their calls plus whatever the loop does per connection). The first is each
 # connection's first call, which also grows its buffers and nghttp2's tables (page faults as the
-# RSS settles); the second is the steady state of one mostly idle client after another.
-cpu_ticks() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[12] + f[13] }' "/proc/$1/stat"; }
-minor_faults() { awk '{ sub(/.*\) /, ""); split($0, f, " "); print f[8] }' "/proc/$1/stat"; }
+# RSS settles); the second is the steady state of one mostly idle client after another. Also
+# leaves in $work/hold-busy the share of a core the server and the holder used together, which
+# the quiet check before each "beside" run allows for (they are the load being measured beside).
 hold_interval() {   # hold_interval LABEL: one interval's server CPU per held call and page faults
-    local ticks faults started
-    ticks=$(cpu_ticks "$server_pid"); faults=$(minor_faults "$server_pid"); started=$(date +%s.%N)
+    local ticks faults started holder_ticks
+    ticks=$(cpu_ticks "$server_pid"); holder_ticks=$(cpu_ticks "$holder_pid"); faults=$(minor_faults "$server_pid")
+    started=$(date +%s.%N)
     sleep "$HOLD_INTERVAL"
     awk -v a="$ticks" -v b="$(cpu_ticks "$server_pid")" -v t0="$started" -v t1="$(date +%s.%N)" \
+        -v ha="$holder_ticks" -v hb="$(cpu_ticks "$holder_pid")" -v busy="$work/hold-busy" \
         -v fa="$faults" -v fb="$(minor_faults "$server_pid")" -v label="$1" \
         -v hz="$(getconf CLK_TCK)" -v n="$HOLD" -v i="$HOLD_INTERVAL" 'BEGIN {
+        printf "%d\n", (b - a + hb - ha) / hz / (t1 - t0) * 100 + 0.5 > busy
         printf "server CPU while only holding, %s: %.1f %% of a core, %.0f us per held call, %d page faults\n",
             label, (b - a) / hz / (t1 - t0) * 100, (b - a) / hz / (t1 - t0) / (n / i) * 1e6, fb - fa }'
 }
-hold_cpu=$(hold_interval "first interval (each connection's first call)")
-hold_cpu+=$'\n'$(hold_interval "next interval")
-rss_held=$(rss_kib "$server_pid")
-for s in 1x1 4x8; do beside[$s]=$(active "$s" beside); done
-rss_after=$(rss_kib "$server_pid")
-wait "$holder_pid" || true
-holder_pid=""
+
+# Rounds of both ways, alternating which comes first (alone-beside, beside-alone, ...) so a drift
+# in the machine's speed does not side with either: one 10-second p99 on this shared VM moves by
+# a quarter from run to run, as much as the 20 % being looked for, so the comparison is between
+# the medians of the rounds.
+ROUNDS=${ROUNDS:-3}
+rss_idle=$(rss_kib "$server_pid")
+rss_held=0; rss_after=0; rss_closed=0; hold_cpu=""
+declare -A result
+run_alone() { local s; for s in 1x1 4x8; do result[$s,alone,$1]=$(active "$s" alone "$1"); done; }
+run_beside() {
+    local s r=$1
+    start_holder
+    local label="round $r, first interval (each connection's first call)"
+    hold_cpu+=$(hold_interval "$label")$'\n'
+    hold_cpu+=$(hold_interval "round $r, next interval")$'\n'
+    local held; held=$(rss_kib "$server_pid"); [ "$held" -gt "$rss_held" ] && rss_held=$held
+    for s in 1x1 4x8; do
+        result[$s,beside,$r]=$(QUIET_MAX_BUSY=$((${QUIET_MAX_BUSY:-15} + $(cat "$work/hold-busy"))) active "$s" beside "$r")
+    done
+    local after; after=$(rss_kib "$server_pid"); [ "$after" -gt "$rss_after" ] && rss_after=$after
+    stop_holder
+    rss_closed=$(rss_kib "$server_pid")
+}
+for r in $(seq "$ROUNDS"); do
+    if [ $((r % 2)) = 1 ]; then run_alone "$r"; run_beside "$r"; else run_beside "$r"; run_alone "$r"; fi
+done
 kill -0 "$server_pid" 2>/dev/null || die "entitlementd died"
 
 echo "many-connections: entitlementd --threads 1 on cpu $SERVER_CPU, $HOLD held h2c connections (one call each every" \
-     "${HOLD_INTERVAL}s, holder on cpu $HOLD_CPU) and the active client on cpu $LOAD_CPU; ${DURATION}s runs; $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
-awk -v i="$rss_idle" -v h="$rss_held" -v a="$rss_after" -v n="$HOLD" 'BEGIN {
-    printf "RSS: idle %.1f MiB, %d connections held %.1f MiB (%.1f KiB per connection), after the active runs %.1f MiB\n",
-        i / 1024, n, h / 1024, (h - i) / n, a / 1024 }'
-echo "$hold_cpu"
-printf '%-6s %-8s %9s %9s %9s %8s\n' CxS with req/s "p50 ms" "p99 ms" server
+     "${HOLD_INTERVAL}s, holder on cpu $HOLD_CPU) and the active client on cpu $LOAD_CPU; $ROUNDS rounds of ${DURATION}s runs;" \
+     "$(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+awk -v i="$rss_idle" -v h="$rss_held" -v a="$rss_after" -v c="$rss_closed" -v n="$HOLD" 'BEGIN {
+    printf "RSS: idle %.1f MiB, %d connections held %.1f MiB (%.1f KiB per connection; the most in any round),",
+        i / 1024, n, h / 1024, (h - i) / n
+    printf " after the active runs %.1f MiB (the most), after the last round closed them %.1f MiB\n", a / 1024, c / 1024 }'
+printf '%s' "$hold_cpu"
+printf '%-6s %-6s %-8s %9s %9s %9s %8s\n' CxS round with req/s "p50 ms" "p99 ms" server
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for s in 1x1 4x8; do
-    for which in alone beside; do
-        r=$( [ "$which" = alone ] && echo "${alone[$s]}" || echo "${beside[$s]}")
-        printf '%-6s %-8s %9s %9.3f %9.3f %7s%%\n' "$s" "$which" "$(field rps "$r")" \
-            "$(awk -v u="$(field p50_us "$r")" 'BEGIN{print u / 1000}')" \
-            "$(awk -v u="$(field p99_us "$r")" 'BEGIN{print u / 1000}')" "$(field cpu_server "$r")"
+    for r in $(seq "$ROUNDS"); do
+        for which in alone beside; do
+            line=${result[$s,$which,$r]}
+            printf '%-6s %-6s %-8s %9s %9.3f %9.3f %7s%%\n' "$s" "$r" "$which" "$(field rps "$line")" \
+                "$(awk -v u="$(field p50_us "$line")" 'BEGIN{print u / 1000}')" \
+                "$(awk -v u="$(field p99_us "$line")" 'BEGIN{print u / 1000}')" "$(field cpu_server "$line")"
+            if [ "${LOOP_VIEW:-0}" = 1 ]; then echo "  server: $(loop_view "$work/loop-$s-$which-$r.data")"; fi
+        done
     done
-    awk -v s="$s" -v a="$(field p99_us "${alone[$s]}")" -v b="$(field p99_us "${beside[$s]}")" \
-        'BEGIN { printf "ratio %s p99 with/without the held connections: %.2fx\n", s, b / a }'
-    if [ "${LOOP_VIEW:-0}" = 1 ]; then
-        for which in alone beside; do echo "  server $which: $(loop_view "$work/loop-$s-$which.data")"; done
-    fi
+    per_round=""
+    for r in $(seq "$ROUNDS"); do
+        per_round+=$(awk -v a="$(field p99_us "${result[$s,alone,$r]}")" -v b="$(field p99_us "${result[$s,beside,$r]}")" \
+            'BEGIN { printf " %.2fx", b / a }')
+    done
+    alone_p99=$(for r in $(seq "$ROUNDS"); do field p99_us "${result[$s,alone,$r]}"; done | median)
+    beside_p99=$(for r in $(seq "$ROUNDS"); do field p99_us "${result[$s,beside,$r]}"; done | median)
+    alone_rps=$(for r in $(seq "$ROUNDS"); do field rps "${result[$s,alone,$r]}"; done | median)
+    beside_rps=$(for r in $(seq "$ROUNDS"); do field rps "${result[$s,beside,$r]}"; done | median)
+    awk -v s="$s" -v a="$alone_p99" -v b="$beside_p99" -v ra="$alone_rps" -v rb="$beside_rps" -v pr="$per_round" 'BEGIN {
+        printf "ratio %s p99 with/without the held connections, medians of the rounds: %.3f -> %.3f ms = %.2fx", s, a / 1000, b / 1000, b / a
+        printf " (rounds:%s); req/s %d -> %d\n", pr, ra, rb }'
 done
-grep '^hold:' "$work/holder.out" || cat "$work/holder.out"
+cat "$work/holds"
 grep -i 'open-files' "$work/server.err" || echo "server: no open-files line (the soft limit already covered --max-connections)"

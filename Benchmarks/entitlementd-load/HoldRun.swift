@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import HTTP2
+import Synchronization
 
 /// Holds many mostly idle h2c connections open, each making one CheckEntitlement call every
 /// `interval` (staggered so the calls spread evenly), for the 10,000-connection benchmark
@@ -14,6 +15,16 @@ import HTTP2
 /// each 10 ms of calls in one burst: both showed up in the client's p99 as if the server had
 /// caused them.
 struct HoldRun {
+    /// Set by SIGTERM or SIGINT: the run ends at its next wake (within 10 ms) and reports as if
+    /// its time were up, so a script holds the connections exactly as long as its measurements
+    /// take (a fixed duration ran out mid-measurement when the script waited for a quiet machine).
+    static let stopRequested = Atomic<Bool>(false)
+
+    static func stopOnSignals() {
+        signal(SIGTERM) { _ in HoldRun.stopRequested.store(true, ordering: .relaxed) }
+        signal(SIGINT) { _ in HoldRun.stopRequested.store(true, ordering: .relaxed) }
+    }
+
     struct Result {
         var opened = 0
         var refused = 0
@@ -69,7 +80,7 @@ struct HoldRun {
         func callTime(_ k: UInt64) -> UInt64 { start + k * intervalNs / UInt64(count) }
         while true {
             let now = LoadRun.nowNs()
-            if now - start >= durationNs { break }
+            if now - start >= durationNs || Self.stopRequested.load(ordering: .relaxed) { break }
             // Call number k goes to connection k % count at start + k * interval / count.
             while callTime(issued) <= now {
                 let index = Int(issued % UInt64(count))

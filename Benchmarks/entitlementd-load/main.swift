@@ -10,7 +10,8 @@
 ///       [--cache-capacity 100000] [--server-pid PID]
 ///   entitlementd-load --target HOST:PORT --hold 10000 [--hold-interval 5] [--duration 60]
 ///       (holds that many connections, each calling every --hold-interval seconds, for
-///       --warmup + --duration seconds; prints how many opened, stayed and were answered)
+///       --warmup + --duration seconds or until SIGTERM / SIGINT; prints how many opened,
+///       stayed and were answered)
 ///
 /// A benchmark, not a test: it prints figures, ending with one `RESULT key=value ...` line for
 /// scripts; Scripts/test never runs it. Exit 1 when no request succeeded or any failed.
@@ -36,6 +37,7 @@ do {
     let picker = UserPicker(users: options.users, distribution: options.distribution, seed: options.seed)
     if options.hold > 0 {
         raiseOpenFilesLimit(to: options.hold + 64)
+        HoldRun.stopOnSignals()
         var hold = HoldRun(
             host: options.host, port: options.port, count: options.hold,
             intervalNs: UInt64(options.holdIntervalSeconds * 1e9),
