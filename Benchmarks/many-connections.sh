@@ -5,12 +5,12 @@
 #   Benchmarks/many-connections.sh [HOLD=10000]
 #
 # entitlementd --threads 1 on cpu 1 (the shared bench pinning) with --max-connections HOLD+100 on
-# a 1,000-user bench database. Each of ROUNDS rounds runs the active client (entitlementd-load 1x1
-# and 4x8, uniform over the users, on cpu 0) alone and beside `entitlementd-load --hold HOLD`
-# (also cpu 0), which opens HOLD connections that each call CheckEntitlement every HOLD_INTERVAL
-# seconds and is stopped (its connections closed) before the next "alone"; odd rounds measure
-# alone first, even rounds beside first. Prints RSS idle / with the connections held (and per held
-# connection) / after the active runs / after the last close, the server's CPU per held call in
+# a 1,000-user bench database. Each of ROUNDS rounds runs the active client (entitlementd-load
+# 1x1, 4x8 and 4x8 at 20,000 requests a second: SETTINGS, uniform over the users, on cpu 0)
+# alone and beside `entitlementd-load --hold HOLD` (also cpu 0), which opens HOLD connections
+# that each call CheckEntitlement every HOLD_INTERVAL seconds and is stopped (its connections
+# closed) before the next "alone"; odd rounds measure alone first, even rounds beside first.
+# Prints RSS idle / with the connections held (and per held connection) / after the active runs / after the last close, the server's CPU per held call in
 # each round's first interval (each connection's first call) and the next (the steady state),
 # every run's req/s, p50 and p99, the medians' p99 ratio per setting (with each round's), and
 # what each holder saw (opened, refused, lost, answered), plus the server's open-files log line.
@@ -22,7 +22,7 @@
 # tracepoints on the server's cpu. A stall there delays every request that arrives during it; a
 # client-side p99 without one comes from elsewhere (the client's core, other processes).
 #
-# Env: ROUNDS=3 HOLD_INTERVAL=5 DURATION=10 SERVER_NOFILE=1024 NO_BUILD=1 BIN_DIR (default .build-release/release)
+# Env: ROUNDS=3 SETTINGS="1x1 4x8 4x8@20000" HOLD_INTERVAL=5 DURATION=10 SERVER_NOFILE=1024 NO_BUILD=1 BIN_DIR (default .build-release/release)
 #      LOAD_BIN_DIR (default BIN_DIR) LOOP_VIEW=0 HOLD_CPU (default the active client's cpu) SHARED_BENCH=../shared/bench QUIET_WAIT as in lib.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -62,7 +62,8 @@ rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 # active SETTING WHICH: the extra active client; prints its RESULT line (and, with LOOP_VIEW=1,
 # records the server cpu's context switches and epoll_wait calls into $work/loop-SETTING-WHICH.data).
 active() {
-    local c=${1%x*} m=${1#*x} perf_pid=""
+    local c=${1%x*} m=${1#*x} rate=0 perf_pid=""
+    case $m in *@*) rate=${m#*@}; m=${m%@*} ;; esac
     wait_quiet
     if [ "${LOOP_VIEW:-0}" = 1 ]; then
         # shellcheck disable=SC2046
@@ -72,7 +73,7 @@ active() {
         perf_pid=$!
     fi
     # shellcheck disable=SC2046
-    $(pin_load) "$LOAD_BIN_DIR/entitlementd-load" --target "$addr" --connections "$c" --streams "$m" --users 1000 \
+    $(pin_load) "$LOAD_BIN_DIR/entitlementd-load" --target "$addr" --connections "$c" --streams "$m" --rate "$rate" --users 1000 \
         --distribution uniform --duration "$DURATION" --warmup 2 --server-pid "$server_pid" | grep '^RESULT'
     [ -z "$perf_pid" ] || wait "$perf_pid" || true
 }
@@ -156,10 +157,15 @@ hold_interval() {   # hold_interval LABEL: one interval's server CPU per held ca
 # a quarter from run to run, as much as the 20 % being looked for, so the comparison is between
 # the medians of the rounds.
 ROUNDS=${ROUNDS:-3}
+# The active client's settings: CxS keeps S requests in flight on each of C connections (closed
+# loop: at 4x8 the server's core is saturated, so its p99 follows the throughput left to it);
+# CxS@RATE sends RATE requests a second on a schedule, timed from when each was due (open loop:
+# what a caller with headroom sees; entitlementd-load --rate).
+SETTINGS=${SETTINGS:-1x1 4x8 4x8@20000}
 rss_idle=$(rss_kib "$server_pid")
 rss_held=0; rss_after=0; rss_closed=0; hold_cpu=""
 declare -A result
-run_alone() { local s; for s in 1x1 4x8; do result[$s,alone,$1]=$(active "$s" alone "$1"); done; }
+run_alone() { local s; for s in $SETTINGS; do result[$s,alone,$1]=$(active "$s" alone "$1"); done; }
 run_beside() {
     local s r=$1
     start_holder
@@ -167,7 +173,7 @@ run_beside() {
     hold_cpu+=$(hold_interval "$label")$'\n'
     hold_cpu+=$(hold_interval "round $r, next interval")$'\n'
     local held; held=$(rss_kib "$server_pid"); [ "$held" -gt "$rss_held" ] && rss_held=$held
-    for s in 1x1 4x8; do
+    for s in $SETTINGS; do
         result[$s,beside,$r]=$(QUIET_MAX_BUSY=$((${QUIET_MAX_BUSY:-15} + $(cat "$work/hold-busy"))) active "$s" beside "$r")
     done
     local after; after=$(rss_kib "$server_pid"); [ "$after" -gt "$rss_after" ] && rss_after=$after
@@ -187,13 +193,13 @@ awk -v i="$rss_idle" -v h="$rss_held" -v a="$rss_after" -v c="$rss_closed" -v n=
         i / 1024, n, h / 1024, (h - i) / n
     printf " after the active runs %.1f MiB (the most), after the last round closed them %.1f MiB\n", a / 1024, c / 1024 }'
 printf '%s' "$hold_cpu"
-printf '%-6s %-6s %-8s %9s %9s %9s %8s\n' CxS round with req/s "p50 ms" "p99 ms" server
+printf '%-10s %-6s %-8s %9s %9s %9s %8s\n' CxS round with req/s "p50 ms" "p99 ms" server
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-for s in 1x1 4x8; do
+for s in $SETTINGS; do
     for r in $(seq "$ROUNDS"); do
         for which in alone beside; do
             line=${result[$s,$which,$r]}
-            printf '%-6s %-6s %-8s %9s %9.3f %9.3f %7s%%\n' "$s" "$r" "$which" "$(field rps "$line")" \
+            printf '%-10s %-6s %-8s %9s %9.3f %9.3f %7s%%\n' "$s" "$r" "$which" "$(field rps "$line")" \
                 "$(awk -v u="$(field p50_us "$line")" 'BEGIN{print u / 1000}')" \
                 "$(awk -v u="$(field p99_us "$line")" 'BEGIN{print u / 1000}')" "$(field cpu_server "$line")"
             if [ "${LOOP_VIEW:-0}" = 1 ]; then echo "  server: $(loop_view "$work/loop-$s-$which-$r.data")"; fi

@@ -16,6 +16,8 @@ struct LoadOptions {
     var cacheCapacity = 100_000
     /// Only for the report: the server's process id, to print its CPU use during the window.
     var serverPID: Int32?
+    /// Requests per second on a schedule, at most `streams` in flight per connection (0: closed loop).
+    var ratePerSecond = 0.0
     /// Hold mode: this many mostly idle connections instead of the load (0 = the load).
     var hold = 0
     /// Hold mode: seconds between one connection's calls.
@@ -56,6 +58,7 @@ struct LoadOptions {
         users = max(1, try int("users", users))
         seed = UInt64(try int("seed", Int(seed)))
         cacheCapacity = try int("cache-capacity", cacheCapacity)
+        ratePerSecond = try double("rate", 0)
         hold = try int("hold", 0)
         holdIntervalSeconds = max(0.01, try double("hold-interval", holdIntervalSeconds))
         if values["server-pid"] != nil { serverPID = Int32(clamping: try int("server-pid", 0)) }

@@ -1,13 +1,15 @@
+import CLinux
 import Foundation
 import Glibc
 import HTTP2
 
 /// The load itself: `connections` h2c connections, each keeping `streams` requests in flight,
-/// one thread driving them all with `poll`, as h2load -t 1 does.
+/// one thread driving them all with `poll`, as h2load -t 1 does; or, with a rate, requests
+/// arriving on a schedule (``RateSchedule``), each connection carrying at most `streams`.
 ///
 /// A request is counted (and its latency kept) when it finishes inside the measured window,
 /// which starts after the warm-up; latency runs from submitting the request to its stream's
-/// close, h2load's definition.
+/// close, h2load's definition (with a rate, from when the request was due).
 struct LoadRun {
     struct Settings {
         var host: String
@@ -19,6 +21,8 @@ struct LoadRun {
         /// The request heads, laid out once.
         var heads: RequestHeads
         var serverPID: Int32?
+        /// Requests per second on a schedule (open loop); 0 keeps every stream busy (closed loop).
+        var ratePerSecond = 0.0
     }
 
     struct Result {
@@ -51,7 +55,10 @@ struct LoadRun {
         var failed = 0
         var cpuAtStart: Double?
         var serverCPUAtStart: Double?
-        for connection in connections { try topUp(connection, now: begin) }
+        var schedule = settings.ratePerSecond > 0 ? RateSchedule(start: begin, perSecond: settings.ratePerSecond) : nil
+        if schedule == nil {
+            for connection in connections { try topUp(connection, now: begin) }
+        }
         var descriptors = connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
         defer { buffer.deallocate() }
@@ -62,10 +69,15 @@ struct LoadRun {
                 serverCPUAtStart = settings.serverPID.flatMap(Self.cpuSeconds(pid:))
             }
             if now >= windowEnd { break }
+            if schedule != nil { try feed(&schedule!, connections, now: now) }
             for index in descriptors.indices {
                 descriptors[index].events = Int16(POLLIN) | (connections[index].wantsWrite ? Int16(POLLOUT) : 0)
             }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), 10)
+            var timeout = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            if let next = schedule?.nextDue {
+                timeout.tv_nsec = Int(min(10_000_000, next - min(next, Self.nowNs())))
+            }
+            let ready = ppoll(&descriptors, nfds_t(descriptors.count), &timeout, nil)
             if ready < 0 && errno != EINTR { throw LoadError("poll: \(String(cString: strerror(errno)))") }
             guard ready > 0 else { continue }
             for index in descriptors.indices where descriptors[index].revents != 0 {
@@ -79,7 +91,7 @@ struct LoadRun {
                         failed += 1
                     }
                 }
-                try topUp(connection, now: Self.nowNs())
+                if schedule == nil { try topUp(connection, now: Self.nowNs()) }
             }
         }
         let cpu = Self.cpuSeconds() - (cpuAtStart ?? Self.cpuSeconds())
@@ -99,6 +111,29 @@ struct LoadRun {
             try connection.submit(body: body, head: settings.heads.head(forBodyLength: body.count), now: now)
         }
         try connection.flush()
+    }
+
+    /// Sends the requests due by `now` on connections with a stream free, round the connections.
+    private mutating func feed(_ schedule: inout RateSchedule, _ connections: [LoadConnection], now: UInt64) throws {
+        schedule.collect(now: now)
+        guard schedule.waiting > 0 else { return }
+        var index = schedule.nextConnection
+        var full = 0
+        while schedule.waiting > 0 && full < connections.count {
+            let connection = connections[index]
+            defer { index = (index + 1) % connections.count }
+            guard connection.inFlight < settings.streams, let dueAt = schedule.take() else {
+                full += 1
+                continue
+            }
+            full = 0
+            let body = bodies[picker.next()]
+            try connection.submit(body: body, head: settings.heads.head(forBodyLength: body.count), now: dueAt)
+        }
+        schedule.nextConnection = index
+        // Submitting only queues the frames: flushing writes them (a connection with nothing
+        // queued makes no system call).
+        for connection in connections { try connection.flush() }
     }
 
     static func nowNs() -> UInt64 {

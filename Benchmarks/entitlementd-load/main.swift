@@ -7,7 +7,9 @@
 ///   entitlementd-load --target 127.0.0.1:50051 [--connections 4] [--streams 32]
 ///       [--duration 10] [--warmup 2] [--users 1000000] [--distribution single|uniform|zipf]
 ///       [--zipf-exponent 1.0] [--user-index 0] [--product pro.monthly] [--seed 1]
-///       [--cache-capacity 100000] [--server-pid PID]
+///       [--cache-capacity 100000] [--server-pid PID] [--rate REQUESTS_PER_SECOND]
+///       (--rate: open loop, requests due on a schedule and timed from when they were due,
+///       at most --streams in flight per connection; without it every stream stays busy)
 ///   entitlementd-load --target HOST:PORT --hold 10000 [--hold-interval 5] [--duration 60]
 ///       (holds that many connections, each calling every --hold-interval seconds, for
 ///       --warmup + --duration seconds or until SIGTERM / SIGINT; prints how many opened,
@@ -55,7 +57,7 @@ do {
         settings: .init(
             host: options.host, port: options.port, connections: options.connections, streams: options.streams,
             warmupNs: UInt64(options.warmupSeconds * 1e9), durationNs: UInt64(options.durationSeconds * 1e9),
-            heads: heads, serverPID: options.serverPID),
+            heads: heads, serverPID: options.serverPID, ratePerSecond: options.ratePerSecond),
         bodies: bodies, picker: picker)
     let result = try run.run()
     LoadReport(options: options, picker: picker, result: result).print()
