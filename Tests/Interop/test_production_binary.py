@@ -1,6 +1,7 @@
 """The production entitlementd has no test-only service: the interop suite runs against
 entitlementd-testing, and these tests hold the production binary from the same build to what
 it must not do (serve entitlementd.testing.v1 under any flag or environment variable)."""
+import contextlib
 import json
 import subprocess
 
@@ -26,20 +27,27 @@ def test_production_binary_rejects_the_old_testing_flag(production_binary, tmp_p
     assert "listening" not in r.stdout
 
 
-def test_production_binary_answers_unimplemented_even_with_the_old_environment_variable(
-        pb, production_binary, tmp_path, monkeypatch):
-    monkeypatch.setenv("ENTITLEMENTD_ENABLE_TESTING_SERVICE", "1")
+@contextlib.contextmanager
+def _serving_production(pb, production_binary, tmp_path):
+    """The production binary started on its own database, serving; stopped cleanly after."""
     workdir = tmp_path / "prod"
     workdir.mkdir()
     server = Server(production_binary, workdir, ["--database", str(workdir / "db.sqlite")])
     try:
         assert_serving(pb, server)
+        yield server
+    finally:
+        assert server.stop() == 0, server.stderr()
+
+
+def test_production_binary_answers_unimplemented_even_with_the_old_environment_variable(
+        pb, production_binary, tmp_path, monkeypatch):
+    monkeypatch.setenv("ENTITLEMENTD_ENABLE_TESTING_SERVICE", "1")
+    with _serving_production(pb, production_binary, tmp_path) as server:
         with pytest.raises(grpc.RpcError) as err:
             _seed(pb, server.address)
         assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED, err.value.details()
         assert "testing" not in server.stderr().lower()
-    finally:
-        assert server.stop() == 0, server.stderr()
 
 
 def test_test_executable_serves_the_testing_service_and_says_so(pb, default_server):
@@ -53,10 +61,5 @@ def test_production_binary_starts_when_glibc_hands_freed_blocks_out_at_once(pb, 
     # Apple root was read through a BIO over an array the optimizer had already released, and the
     # release binary stopped at startup ("embedded Apple Root CA - G3 does not parse").
     monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0")
-    workdir = tmp_path / "prod"
-    workdir.mkdir()
-    server = Server(production_binary, workdir, ["--database", str(workdir / "db.sqlite")])
-    try:
-        assert_serving(pb, server)
-    finally:
-        assert server.stop() == 0, server.stderr()
+    with _serving_production(pb, production_binary, tmp_path):
+        pass
