@@ -169,8 +169,7 @@ run_alone() { local s; for s in $SETTINGS; do result[$s,alone,$1]=$(active "$s" 
 run_beside() {
     local s r=$1
     start_holder
-    local label="round $r, first interval (each connection's first call)"
-    hold_cpu+=$(hold_interval "$label")$'\n'
+    hold_cpu+=$(hold_interval "round $r, first interval (each connection's first call)")$'\n'
     hold_cpu+=$(hold_interval "round $r, next interval")$'\n'
     local held; held=$(rss_kib "$server_pid"); [ "$held" -gt "$rss_held" ] && rss_held=$held
     for s in $SETTINGS; do
@@ -194,7 +193,11 @@ awk -v i="$rss_idle" -v h="$rss_held" -v a="$rss_after" -v c="$rss_closed" -v n=
     printf " after the active runs %.1f MiB (the most), after the last round closed them %.1f MiB\n", a / 1024, c / 1024 }'
 printf '%s' "$hold_cpu"
 printf '%-10s %-6s %-8s %9s %9s %9s %8s\n' CxS round with req/s "p50 ms" "p99 ms" server
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# median_of FIELD SETTING WHICH: the median over the rounds of one RESULT field.
+median_of() {
+    for r in $(seq "$ROUNDS"); do field "$1" "${result[$2,$3,$r]}"; done |
+        sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 for s in $SETTINGS; do
     for r in $(seq "$ROUNDS"); do
         for which in alone beside; do
@@ -210,11 +213,8 @@ for s in $SETTINGS; do
         per_round+=$(awk -v a="$(field p99_us "${result[$s,alone,$r]}")" -v b="$(field p99_us "${result[$s,beside,$r]}")" \
             'BEGIN { printf " %.2fx", b / a }')
     done
-    alone_p99=$(for r in $(seq "$ROUNDS"); do field p99_us "${result[$s,alone,$r]}"; done | median)
-    beside_p99=$(for r in $(seq "$ROUNDS"); do field p99_us "${result[$s,beside,$r]}"; done | median)
-    alone_rps=$(for r in $(seq "$ROUNDS"); do field rps "${result[$s,alone,$r]}"; done | median)
-    beside_rps=$(for r in $(seq "$ROUNDS"); do field rps "${result[$s,beside,$r]}"; done | median)
-    awk -v s="$s" -v a="$alone_p99" -v b="$beside_p99" -v ra="$alone_rps" -v rb="$beside_rps" -v pr="$per_round" 'BEGIN {
+    awk -v s="$s" -v a="$(median_of p99_us "$s" alone)" -v b="$(median_of p99_us "$s" beside)" \
+        -v ra="$(median_of rps "$s" alone)" -v rb="$(median_of rps "$s" beside)" -v pr="$per_round" 'BEGIN {
         printf "ratio %s p99 with/without the held connections, medians of the rounds: %.3f -> %.3f ms = %.2fx", s, a / 1000, b / 1000, b / a
         printf " (rounds:%s); req/s %d -> %d\n", pr, ra, rb }'
 done

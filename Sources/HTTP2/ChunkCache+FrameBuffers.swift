@@ -19,8 +19,9 @@ extension ChunkCache {
 
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-    /// Whether a freed block of `usable` bytes came from ``takeFrameBuffer()`` (glibc rounds
-    /// `frameBufferSize` up to its next block size; a block another path allocated is smaller).
+    /// Whether a freed block of `usable` bytes can be kept as a frame buffer: one from
+    /// ``takeFrameBuffer()`` (glibc rounds `frameBufferSize` up to its next block size), or any
+    /// other block of that size class, which holds a frame buffer as well.
     @inline(__always)
     static func isFrameBuffer(usable: Int) -> Bool {
         usable >= frameBufferSize && usable < frameBufferSize + 32

@@ -15,10 +15,9 @@ internal import Glibc
 /// header is added and a connection's long-lived nghttp2 memory is the same size as before);
 /// larger blocks and everything over the limit go straight back to `free`, except nghttp2's
 /// frame buffers, which are kept apart for the next session (``ChunkCache+FrameBuffers.swift``).
-/// One cache per thread
-/// (a `pthread_key_t`): a session is used by one event-loop thread, but whichever thread frees a
-/// block files it in its own cache, so no cache is ever shared. A thread's cache is freed when
-/// the thread exits. Not Sendable: one thread only.
+/// One cache per thread (a `pthread_key_t`): a session is used by one event-loop thread, but
+/// whichever thread frees a block files it in its own cache, so no cache is ever shared. A
+/// thread's cache is freed when the thread exits. Not Sendable: one thread only.
 final class ChunkCache {
     /// Blocks up to this usable size are cached (nghttp2's stream object and queue items are
     /// 100–400 bytes; its frame buffers, 16 KiB, are not).

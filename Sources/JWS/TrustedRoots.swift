@@ -18,22 +18,19 @@ public struct TrustedRoots: Sendable {
         guard !bytes.isEmpty, bytes.count <= Int(Int32.max) else {
             throw JWSError(.invalidTrustedRoot, "the trusted root PEM is empty")
         }
-        // A memory BIO reads the bytes where they are, so it is made, read and freed inside the
-        // closure: a BIO kept past it read the array after the optimizer had released it (the
-        // built-in root failed to parse at startup when glibc handed the freed block out again,
-        // as with GLIBC_TUNABLES=glibc.malloc.tcache_count=0).
-        let read = bytes.withUnsafeBytes { buffer -> Result<[[UInt8]], JWSError> in
-            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(buffer.count)) else {
-                return .failure(JWSError(.cryptoFailure, "BIO_new_mem_buf failed: \(OpenSSLErrorQueue.drain())"))
-            }
-            defer { BIO_free(bio) }
-            do throws(JWSError) {
-                return .success(try Self.derCertificates(reading: bio))
-            } catch {
-                return .failure(error)
-            }
+        // The BIO holds its own copy of the text. A memory BIO over the array's storage
+        // (`BIO_new_mem_buf` inside `withUnsafeBytes`) was read after the closure, when the
+        // optimizer had already released the array: the built-in root failed to parse at
+        // startup when glibc handed the freed block out again (GLIBC_TUNABLES=
+        // glibc.malloc.tcache_count=0).
+        guard let bio = BIO_new(BIO_s_mem()) else {
+            throw JWSError(.cryptoFailure, "BIO_new failed: \(OpenSSLErrorQueue.drain())")
         }
-        let ders = try read.get()
+        defer { BIO_free(bio) }
+        guard bytes.withUnsafeBytes({ BIO_write(bio, $0.baseAddress, Int32($0.count)) }) == Int32(bytes.count) else {
+            throw JWSError(.cryptoFailure, "BIO_write failed: \(OpenSSLErrorQueue.drain())")
+        }
+        let ders = try Self.derCertificates(reading: bio)
         guard !ders.isEmpty else {
             throw JWSError(.invalidTrustedRoot, "the trusted root PEM holds no CERTIFICATE block")
         }
