@@ -81,6 +81,11 @@ enum HTTP2Callbacks {
             }
             return 0
         }
+        if type == UInt8(NGHTTP2_RST_STREAM.rawValue) {
+            // The client ended its side by resetting: the request will not complete.
+            withOwner(userData) { $0.removeIncoming(frame.pointee.hd.stream_id) }
+            return 0
+        }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
         let id = frame.pointee.hd.stream_id
@@ -108,9 +113,11 @@ enum HTTP2Callbacks {
         return 0
     }
 
+    /// A stream still collecting its request here is one the server reset while the client was
+    /// sending; any other closed after the client ended its side (``ClientStreamIDs``).
     static let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
         withOwner(userData) { session in
-            session.removeIncoming(streamID)
+            if session.removeIncoming(streamID) == nil { session.clientStreamIDs.noteClosed(streamID) }
             if let body = session.outgoing.removeValue(forKey: streamID), body.isStreamed {
                 session.openStreamedResponses -= 1
             }

@@ -85,6 +85,7 @@ public final class HTTP2ServerSession {
     var outgoing = StreamTable<OutgoingBody>()
     var events: [HTTP2Event] = []
     var clientStreamIDs = ClientStreamIDs()
+    private var frameHeaders = FrameHeaderScanner()
     /// Bytes the provider took from streamed bodies since ``takeDrained()``, per stream.
     var drained: [(streamID: Int32, bytes: Int)] = []
     /// Streamed responses not yet ended: what keepalive PINGs are for.
@@ -106,6 +107,9 @@ public final class HTTP2ServerSession {
         }
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_max_deflate_dynamic_table_size(option, 4096)
+        // Closed streams are not kept (they grew an idle connection by a stream per call up to
+        // 256): ``ClientStreamIDs`` remembers them as ranges for the STREAM_CLOSED check.
+        nghttp2_option_set_no_closed_streams(option, 1)
         var raw: OpaquePointer?
         // user_data is filled in below: `self` cannot be referenced before all stored
         // properties exist, so the session starts with nil and gets `self` right after.
@@ -159,7 +163,35 @@ public final class HTTP2ServerSession {
     /// Feeds bytes read from the socket. Throws when the peer broke the protocol; the caller
     /// then flushes ``send(into:)`` (nghttp2 may have queued a GOAWAY) and closes.
     public func receive(_ bytes: UnsafeRawBufferPointer) throws {
-        try SessionIO.receive(session, bytes)
+        var position = 0
+        var fed = 0
+        var resetPending = false
+        func feed(upTo end: Int) throws {
+            guard end > fed else { return }
+            try SessionIO.receive(session, UnsafeRawBufferPointer(rebasing: bytes[fed..<end]))
+            fed = end
+        }
+        while let header = frameHeaders.next(in: bytes, position: &position) {
+            switch header.type {
+            case UInt8(NGHTTP2_RST_STREAM.rawValue):
+                // A reset closes its stream at once: nghttp2 must have it before a later frame
+                // on that stream is looked at.
+                resetPending = true
+            case UInt8(NGHTTP2_DATA.rawValue), UInt8(NGHTTP2_HEADERS.rawValue):
+                if resetPending {
+                    try feed(upTo: header.end - 9)
+                    resetPending = false
+                }
+                guard clientStreamIDs.isClosed(header.streamID) else { continue }
+                try feed(upTo: header.end)
+                nghttp2_session_terminate_session(session, NGHTTP2_STREAM_CLOSED.rawValue)
+                throw HTTP2Error(code: Int32(NGHTTP2_ERR_STREAM_CLOSED.rawValue),
+                                 description: "a frame on stream \(header.streamID), which had closed")
+            default:
+                continue
+            }
+        }
+        try feed(upTo: bytes.count)
     }
 
     /// The events recorded since the last call, in order.
