@@ -86,6 +86,9 @@ public final class HTTP2ServerSession {
     var events: [HTTP2Event] = []
     var clientStreamIDs = ClientStreamIDs()
     private var frameHeaders = FrameHeaderScanner()
+    /// An RST_STREAM has been seen in the bytes and not yet fed to nghttp2 (its payload may end
+    /// in the next read).
+    private var resetPending = false
     /// Bytes the provider took from streamed bodies since ``takeDrained()``, per stream.
     var drained: [(streamID: Int32, bytes: Int)] = []
     /// Streamed responses not yet ended: what keepalive PINGs are for.
@@ -162,10 +165,13 @@ public final class HTTP2ServerSession {
 
     /// Feeds bytes read from the socket. Throws when the peer broke the protocol; the caller
     /// then flushes ``send(into:)`` (nghttp2 may have queued a GOAWAY) and closes.
+    ///
+    /// DATA or HEADERS on a stream that closed after the client ended its side is that protocol
+    /// error (STREAM_CLOSED), checked here (``ClientStreamIDs``) because nghttp2 keeps no closed
+    /// streams and would drop such DATA silently.
     public func receive(_ bytes: UnsafeRawBufferPointer) throws {
         var position = 0
         var fed = 0
-        var resetPending = false
         func feed(upTo end: Int) throws {
             guard end > fed else { return }
             try SessionIO.receive(session, UnsafeRawBufferPointer(rebasing: bytes[fed..<end]))

@@ -50,6 +50,16 @@ final class HTTP2ClosedStreamTests: XCTestCase, RawFrameFeeding {
         }
     }
 
+    func testAResetEndingInTheNextReadClosesItsStreamBeforeTheFrameAfterIt() throws {
+        let server = try HTTP2ServerSession(limits: HTTP2Limits())
+        let reset = rstStream(1)
+        let first = try feed(server, opening + headers(stream: 1, endStream: false, request) + reset.prefix(11))
+        XCTAssertFalse(first.failed)
+        let rest = try feed(server, Array(reset.dropFirst(11)) + data(stream: 1))
+        XCTAssertTrue(rest.failed)
+        XCTAssertEqual(goAwayCodes(rest.output), [RawFrames.streamClosed])
+    }
+
     func testAFrameHeaderSplitAcrossReadsIsStillChecked() throws {
         let server = try HTTP2ServerSession(limits: HTTP2Limits())
         try call(server, stream: 1, first: true)
