@@ -6,13 +6,13 @@
 #
 # entitlementd --threads 1 on cpu 1 (the shared bench pinning) with --max-connections HOLD+100 on
 # a 1,000-user bench database. Each of ROUNDS rounds runs the active client (entitlementd-load
-# 1x1, 4x8, 4x8 at 20,000 requests a second, and that again at SCHED_FIFO with the server: SETTINGS,
-# uniform over the users, on cpu 0)
-# alone and beside `entitlementd-load --hold HOLD` (also cpu 0), which opens HOLD connections
-# that each call CheckEntitlement every HOLD_INTERVAL seconds and is stopped (its connections
-# closed) before the next "alone"; odd rounds measure alone first, even rounds beside first.
-# Prints RSS idle / with the connections held (and per held connection) / after the active runs / after the last close, the server's CPU per held call in
-# each round's first interval (each connection's first call) and the next (the steady state),
+# 1x1, 4x8, 4x8 at 20,000 requests a second, and that again at SCHED_FIFO with the server:
+# SETTINGS, uniform over the users, on cpu 0) alone and beside `entitlementd-load --hold HOLD`
+# (also cpu 0), which opens HOLD connections that each call CheckEntitlement every HOLD_INTERVAL
+# seconds and is stopped (its connections closed) before the next "alone"; odd rounds measure
+# alone first, even rounds beside first. Prints RSS idle / with the connections held (and per
+# held connection) / after the active runs / after the last close, the server's CPU per held
+# call in each round's first interval (each connection's first call) and the next (the steady state),
 # every run's req/s, p50 and p99, the medians' p99 ratio per setting (with each round's), and
 # what each holder saw (opened, refused, lost, answered), plus the server's open-files log line.
 # A benchmark, not a test: Scripts/test never runs it.
@@ -34,6 +34,21 @@ SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 . "$SHARED_BENCH/lib.sh"   # log, die, pin_server, pin_load, stop_pid, wait_quiet
 
 HOLD=${1:-10000}; HOLD_INTERVAL=${HOLD_INTERVAL:-5}; DURATION=${DURATION:-10}; HOLD_CPU=${HOLD_CPU:-$LOAD_CPU}
+# The active client's settings: CxS keeps S requests in flight on each of C connections (closed
+# loop: at 4x8 the server's core is saturated, so its p99 follows the throughput left to it);
+# CxS@RATE sends RATE requests a second on a schedule, timed from when each was due (open loop:
+# what a caller with headroom sees; entitlementd-load --rate).
+# A setting ending in /rt runs the active client, and the server while it runs, at SCHED_FIFO
+# (chrt; root or CAP_SYS_NICE): nothing else on the box can then preempt them, which isolates what
+# the server's own work for the held connections costs the client from two things a deployment
+# does not have. One is the holder on the client's core (real held clients are other machines).
+# The other is whatever this box runs at a higher priority: on this sandbox VM its init agent
+# (nice -10) walks every process's open descriptors once a second, ~2.5 ms with a few hundred
+# and 10-28 ms with 20,000 (a sleeping process holding 20,000 /dev/null descriptors, no socket
+# at all, raises the 4x8@20000 p99 several-fold as the held connections do: round 22 note).
+SETTINGS=${SETTINGS:-1x1 4x8 4x8@20000 4x8@20000/rt}
+case " $SETTINGS" in *"/rt"*) chrt -f 10 true 2>/dev/null ||
+    die "a /rt setting needs SCHED_FIFO (root or CAP_SYS_NICE): drop it from SETTINGS" ;; esac
 if [ -z "${NO_BUILD:-}" ]; then
     for product in entitlementd entitlementd-bench entitlementd-load; do
         log "swift build -c release --product $product (.build-release)"
@@ -162,21 +177,6 @@ hold_interval() {   # hold_interval LABEL: one interval's server CPU per held ca
 # a quarter from run to run, as much as the 20 % being looked for, so the comparison is between
 # the medians of the rounds.
 ROUNDS=${ROUNDS:-3}
-# The active client's settings: CxS keeps S requests in flight on each of C connections (closed
-# loop: at 4x8 the server's core is saturated, so its p99 follows the throughput left to it);
-# CxS@RATE sends RATE requests a second on a schedule, timed from when each was due (open loop:
-# what a caller with headroom sees; entitlementd-load --rate).
-# A setting ending in /rt runs the active client, and the server while it runs, at SCHED_FIFO
-# (chrt; root or CAP_SYS_NICE): nothing else on the box can then preempt them, which isolates what
-# the server's own work for the held connections costs the client from two things a deployment
-# does not have. One is the holder on the client's core (real held clients are other machines).
-# The other is whatever this box runs at a higher priority: on this sandbox VM its init agent
-# (nice -10) walks every process's open descriptors once a second, ~2.5 ms with a few hundred
-# and 10-28 ms with 20,000 (a sleeping process holding 20,000 /dev/null descriptors, no socket
-# at all, raises the 4x8@20000 p99 several-fold as the held connections do: round 22 note).
-SETTINGS=${SETTINGS:-1x1 4x8 4x8@20000 4x8@20000/rt}
-case " $SETTINGS" in *"/rt"*) chrt -f 10 true 2>/dev/null ||
-    die "a /rt setting needs SCHED_FIFO (root or CAP_SYS_NICE): drop it from SETTINGS" ;; esac
 rss_idle=$(rss_kib "$server_pid")
 rss_held=0; rss_after=0; rss_closed=0; hold_cpu=""
 declare -A result

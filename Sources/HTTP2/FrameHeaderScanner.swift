@@ -15,11 +15,9 @@ struct FrameHeaderScanner {
 
     /// Bytes to pass before the next header: the client connection preface, then each payload.
     private var skip = 24
-    /// Header bytes read so far, and what they said: a header may be split between reads.
+    /// A header split between reads: how many of its bytes came so far, and they, in order.
     private var have = 0
-    private var length = 0
-    private var type: UInt8 = 0
-    private var streamID: UInt32 = 0
+    private var partial: UInt128 = 0
 
     /// The next header completed in `bytes` at or after `position`, which moves past it (to the
     /// end of `bytes` when no header completes there).
@@ -34,29 +32,25 @@ struct FrameHeaderScanner {
             if have == 0 && bytes.count - position >= 9 {
                 // The usual case, a whole header in this read: two loads instead of nine steps.
                 let head = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                let streamID = UInt32(truncatingIfNeeded: head) << 8 | UInt32(bytes[position + 8])
                 position += 9
-                skip = Int(head >> 40)
-                return Header(type: UInt8(truncatingIfNeeded: head >> 32), streamID: Int32(streamID & 0x7fff_ffff),
-                              length: skip, end: position)
+                return header(UInt128(head) << 8 | UInt128(bytes[position - 1]), end: position)
             }
-            let byte = bytes[position]
+            partial = partial << 8 | UInt128(bytes[position])
             position += 1
-            switch have {
-            case 0...2: length = length << 8 | Int(byte)
-            case 3: type = byte
-            case 4: break  // flags
-            default: streamID = streamID << 8 | UInt32(byte)
-            }
             have += 1
             guard have == 9 else { continue }
-            let header = Header(type: type, streamID: Int32(streamID & 0x7fff_ffff), length: length, end: position)
-            skip = length
+            let bits = partial
             have = 0
-            length = 0
-            streamID = 0
-            return header
+            partial = 0
+            return header(bits, end: position)
         }
         return nil
+    }
+
+    /// The header in `bits` (its nine bytes, first byte highest); its payload is skipped next.
+    private mutating func header(_ bits: UInt128, end: Int) -> Header {
+        skip = Int(truncatingIfNeeded: bits >> 48)
+        let streamID = Int32(truncatingIfNeeded: bits & 0x7fff_ffff)
+        return Header(type: UInt8(truncatingIfNeeded: bits >> 40), streamID: streamID, length: skip, end: end)
     }
 }
