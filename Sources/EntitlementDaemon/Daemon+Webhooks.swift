@@ -29,6 +29,7 @@ extension Daemon {
 
     /// The admin operations (JSON in and out), served where /metrics is (see Daemon+Admin).
     func adminOperations(_ routes: inout HTTPRouter) {
+        addOwnersOperation(&routes)
         let (outbox, dispatcher) = (webhookOutbox, webhookDispatcher)
         routes.add("GET", "/admin/webhooks") { _, writer in
             guard let outbox else {
@@ -74,7 +75,7 @@ extension Daemon {
         var operations = HTTPRouter()
         adminOperations(&operations)
         let gate = BearerTokenGate(authenticator: authenticator, protecting: operations)
-        for (method, path) in [("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay")] {
+        for (method, path) in [("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"), ("GET", "/admin/owners")] {
             http.add(method, path) { request, writer in gate.handle(request, writer: writer) }
         }
     }

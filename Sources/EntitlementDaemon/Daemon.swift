@@ -50,6 +50,8 @@ final class Daemon {
     /// Builds a dispatcher for each singleton lease term after the first (Daemon+SingletonDuties).
     var webhookDispatchers: (@Sendable () -> WebhookDispatcher)?
     var webhookOutbox: (any WebhookOutbox)?
+    /// The open store's tokens and chain owners, for the owners admin operation.
+    var accountTokens: (any AccountTokens)?
     /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
     let shutdownRequested = Latch()
 
@@ -157,6 +159,7 @@ final class Daemon {
         configureChangeLog(&configuration)
         guard let store = openStore(configuration) else { return 1 }
         webhookOutbox = store
+        accountTokens = store
         webhookDispatchers = makeWebhookDispatchers(store: store)
         webhookDispatcher = webhookDispatchers?()
         var router = RPCRouter()
@@ -177,11 +180,13 @@ final class Daemon {
             verifier: verifier, signedTransactions: signedTransactions,
             repository: store, catalog: catalog,
             verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds,
-            serverAPI: serverAPI, revisions: store, receiptRoute: receiptRoute)
+            serverAPI: serverAPI, revisions: store, receiptRoute: receiptRoute,
+            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) },
+            setAccountToken: nil)
         let refresh = EntitlementRefresh(serverAPI: serverAPI, repository: store, revisions: store, catalog: catalog,
                                          now: WallClock.unixMilliseconds)
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,
-                        refresh: refresh)
+                        refresh: refresh, accountTokens: store)
             .register(into: &router)
         let fanOut = changeFanOut(store)
         fanOut.register(into: &router)
@@ -203,7 +208,8 @@ final class Daemon {
         let ingestor = NotificationIngestor(
             configuration: .init(
                 sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
-            verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds)
+            verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds,
+            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) })
         NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
             serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
         }).register(into: &http)

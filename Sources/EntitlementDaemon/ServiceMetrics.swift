@@ -18,6 +18,11 @@ struct ServiceMetrics: Sendable {
         batchSize = registry.histogram(
             "entitlementd_store_batch_writes", help: "writes committed together per transaction (group commit)",
             buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+        _ = registry.counter("entitlementd_ownership_transfers_total", help: Self.transfersHelp)
+        for reason in ["token", "bare_transaction_id", "transfer_policy"] {
+            _ = registry.counter("entitlementd_claims_refused_total", help: Self.refusedHelp,
+                                 labels: [("reason", reason)])
+        }
         commitSeconds = registry.histogram(
             "entitlementd_store_commit_duration_seconds",
             help: "BEGIN..COMMIT of one batch, fsync included")
@@ -48,6 +53,22 @@ struct ServiceMetrics: Sendable {
         case .failure(.unreadableBody): return "unreadable_response"
         }
     }
+
+    /// Ownership moves and refused claims: a purchase passing between many accounts, or claims
+    /// refused in numbers, is sharing or theft to look into (`entitlementctl owners`).
+    func ownership(_ signal: OwnershipSignal) {
+        switch signal {
+        case let .transferred(count):
+            registry.increment("entitlementd_ownership_transfers_total", help: Self.transfersHelp, by: count)
+        case .refused:
+            registry.increment("entitlementd_claims_refused_total", help: Self.refusedHelp,
+                               labels: [("reason", signal.refusalLabel ?? "")])
+        }
+    }
+
+    static let transfersHelp = "purchases (chains) moved from one account to another"
+    static let refusedHelp = "claims of another account's purchase refused, by reason (token, bare_transaction_id, "
+        + "transfer_policy)"
 
     func notification(version: String, type: String, outcome: String) {
         registry.increment(

@@ -38,17 +38,19 @@ public final class InMemoryEntitlementStore: EntitlementRepository {
     }
 
     public func write(_ write: FactsWrite) async throws -> WriteOutcome {
-        try applyWithChanges { facts, now in
+        let outcome = try applyWithChanges { facts, now in
             let previousOwners = (write.transactions.map(\.originalTransactionID)
                 + write.renewalInfos.map(\.originalTransactionID)).compactMap { facts.chains[$0]?.ownerID }
             let outcome = try facts.record(write, transferPolicy: transferPolicy, now: now)
-            return (outcome, [write.userID] + previousOwners)
+            return (outcome, [write.userID] + previousOwners + outcome.refusals.map(\.ownerUserID))
         }
+        if let refusal = outcome.refusals.first { throw StoreError.claimRefused(refusal, claimant: write.userID) }
+        return outcome
     }
 
     public func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome {
-        try applyWithChanges { facts, _ in
-            let outcome = try facts.apply(notification)
+        try applyWithChanges { facts, now in
+            let outcome = try facts.apply(notification, now: now)
             return (outcome, outcome.ownerUserIDs)
         }
     }

@@ -3,7 +3,7 @@ import Entitlements
 
 /// Applying a ``NotificationWrite``: facts per chain, for whoever owns it or for nobody yet.
 extension StoredFacts {
-    mutating func apply(_ notification: NotificationWrite) throws -> NotificationOutcome {
+    mutating func apply(_ notification: NotificationWrite, now: Int64) throws -> NotificationOutcome {
         if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
             throw StoreError.eventWithoutChain(sourceID: notification.sourceID, eventID: orphan.eventID)
         }
@@ -26,11 +26,23 @@ extension StoredFacts {
             + notification.events.map(\.originalTransactionID))
         for chainID in chainIDs {
             // A chain no user owns yet exists from now on, so a receipt later binds it.
-            guard let chain = chains[chainID] else {
-                chains[chainID] = Chain()
-                continue
+            if chains[chainID] == nil { chains[chainID] = Chain() }
+            let tokenUser = tokenUser(of: chainID, incoming: notification.transactions)
+            if case let .take(previousOwner) = ClaimRules.bindByToken(owner: chains[chainID]?.ownerID,
+                                                                     tokenUser: tokenUser),
+               let tokenUser {
+                let sample = notification.transactions.first { $0.originalTransactionID == chainID }
+                outcome.newEvents += moveChain(
+                    chainID, to: tokenUser, from: previousOwner, productID: sample?.productID ?? "",
+                    environment: sample?.environment ?? .production, source: notification.source,
+                    now: now)
+                outcome.boundByToken += 1
+                if let previousOwner {
+                    outcome.ownershipTransfers += 1
+                    owners.insert(previousOwner)
+                }
             }
-            if let owner = chain.ownerID { owners.insert(owner) }
+            if let owner = chains[chainID]?.ownerID { owners.insert(owner) }
         }
         for transaction in notification.transactions {
             let stored = store(transaction, chainID: transaction.originalTransactionID, source: notification.source,

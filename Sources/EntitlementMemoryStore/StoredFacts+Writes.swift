@@ -7,19 +7,50 @@ extension StoredFacts {
     mutating func record(_ write: FactsWrite, transferPolicy: TransferPolicy, now: Int64) throws -> WriteOutcome {
         let chainIDs = Self.unique(write.transactions.map(\.originalTransactionID)
             + write.renewalInfos.map(\.originalTransactionID))
-        // Checked before anything changes: a refused write leaves no trace, not even its source.
-        if transferPolicy == .reject,
-           let taken = chainIDs.first(where: { chains[$0]?.ownerID.map { $0 != write.userID } ?? false }) {
-            throw StoreError.ownershipConflict(originalTransactionID: taken)
+        // Decided before anything changes: a refused or conflicting write leaves no trace but
+        // the refusals' events, not even its source.
+        var decisions: [(chainID: String, decision: ClaimDecision)] = []
+        var refusals: [ClaimRefusal] = []
+        var conflict: String?
+        for chainID in chainIDs {
+            let decision = ClaimRules.decide(
+                claimant: write.userID, owner: chains[chainID]?.ownerID,
+                tokenUser: tokenUser(of: chainID, incoming: write.transactions), proof: write.proof,
+                policy: transferPolicy)
+            switch decision {
+            case let .refuse(reason, keptBy):
+                refusals.append(ClaimRefusal(reason: reason, originalTransactionID: chainID, ownerUserID: keptBy))
+            case .conflict: conflict = conflict ?? chainID
+            case .keep, .take: decisions.append((chainID, decision))
+            }
         }
         var outcome = WriteOutcome()
+        if !refusals.isEmpty {
+            for refusal in refusals {
+                let sample = write.transactions.first { $0.originalTransactionID == refusal.originalTransactionID }
+                let event = HistoryDerivation.claimRefused(
+                    originalTransactionID: refusal.originalTransactionID, productID: sample?.productID ?? "",
+                    claimantUserID: write.userID, occurredAtMs: now, environment: sample?.environment ?? .production,
+                    source: write.source)
+                if insert(event, intoHistoryOf: refusal.ownerUserID) { outcome.newEvents += 1 }
+            }
+            outcome.refusals = refusals
+            return outcome
+        }
+        if let conflict { throw StoreError.ownershipConflict(originalTransactionID: conflict) }
         if let sourceID = write.sourceID {
             let key = SourceKey(source: write.source, sourceID: sourceID)
             outcome.alreadyProcessed = !processedSources.insert(key).inserted
         }
-        for chainID in chainIDs {
+        for (chainID, decision) in decisions {
+            guard case let .take(previousOwner) = decision else { continue }
             let sample = write.transactions.first { $0.originalTransactionID == chainID }
-            outcome.newEvents += claim(chainID, for: write, sample: sample, now: now)
+            outcome.newEvents += take(chainID, for: write, from: previousOwner, sample: sample, now: now)
+            if previousOwner != nil { outcome.ownershipTransfers += 1 }
+            if tokenUser(of: chainID, incoming: write.transactions) == nil,
+               AppAccountToken.carried(by: chainTransactions(chainID, incoming: write.transactions)).isEmpty {
+                outcome.tokenlessChainsTaken.append(chainID)
+            }
         }
         for transaction in write.transactions {
             let stored = store(transaction, chainID: transaction.originalTransactionID, source: write.source)
@@ -34,26 +65,51 @@ extension StoredFacts {
         return outcome
     }
 
-    /// Binds, moves or keeps `chainID` for the writing user; returns the history events added
+    /// The user this service issued a token to that the chain's transactions (stored, or
+    /// arriving in `incoming`) carry; nil without one.
+    func tokenUser(of chainID: String, incoming: [Transaction]) -> String? {
+        for token in AppAccountToken.carried(by: chainTransactions(chainID, incoming: incoming)) {
+            if let user = usersByToken[token] { return user }
+        }
+        return nil
+    }
+
+    private func chainTransactions(_ chainID: String, incoming: [Transaction]) -> [Transaction] {
+        incoming.filter { $0.originalTransactionID == chainID }
+            + (chains[chainID]?.transactionIDs ?? []).compactMap { transactions[$0] }
+    }
+
+    /// Creates, binds or moves `chainID` to the writing user; returns the history events added
     /// (a bound chain's waiting events, a transfer's event in the previous owner's history).
     ///
     /// A chain a notification created without an owner is bound, not transferred: nobody loses
     /// it, so no transfer event is recorded.
-    private mutating func claim(_ chainID: String, for write: FactsWrite, sample: Transaction?, now: Int64) -> Int {
-        guard let chain = chains[chainID] else {
+    private mutating func take(
+        _ chainID: String, for write: FactsWrite, from previousOwner: String?, sample: Transaction?, now: Int64
+    ) -> Int {
+        guard chains[chainID] != nil else {
             chains[chainID] = Chain(ownerID: write.userID)
             chainIDsByOwner[write.userID, default: []].append(chainID)
             return 0
         }
-        guard let previousOwner = chain.ownerID else {
-            setOwner(of: chainID, to: write.userID)
-            return adoptPendingEvents(of: chainID, by: write.userID)
+        return moveChain(chainID, to: write.userID, from: previousOwner, productID: sample?.productID ?? "",
+                         environment: sample?.environment ?? .production, source: write.source, now: now)
+    }
+
+    /// Gives an existing chain to `userID`: waiting events join their history when nobody
+    /// owned it, else the previous owner's history records the transfer. Returns events added.
+    mutating func moveChain(
+        _ chainID: String, to userID: String, from previousOwner: String?, productID: String,
+        environment: Environment, source: HistoryEvent.Source, now: Int64
+    ) -> Int {
+        guard let previousOwner else {
+            setOwner(of: chainID, to: userID)
+            return adoptPendingEvents(of: chainID, by: userID)
         }
-        guard previousOwner != write.userID else { return 0 }
-        setOwner(of: chainID, to: write.userID)
+        setOwner(of: chainID, to: userID)
         let transfer = HistoryDerivation.ownershipTransfer(
-            originalTransactionID: chainID, productID: sample?.productID ?? "", toUserID: write.userID,
-            occurredAtMs: now, environment: sample?.environment ?? .production, source: write.source)
+            originalTransactionID: chainID, productID: productID, toUserID: userID,
+            occurredAtMs: now, environment: environment, source: source)
         return insert(transfer, intoHistoryOf: previousOwner) ? 1 : 0
     }
 

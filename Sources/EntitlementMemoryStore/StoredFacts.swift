@@ -42,6 +42,9 @@ struct StoredFacts: Sendable {
     /// The change log (oldest first), what was last announced per user and chain, and the
     /// history events the write being applied added (see StoredFacts+Changes.swift).
     var changeLog = ChangeLogState()
+    /// The app account token issued to each user, and the reverse.
+    var tokensByUser: [String: String] = [:]
+    var usersByToken: [String: String] = [:]
 
     /// Everything stored about `userID`: empty for an unknown user.
     func facts(of userID: String) -> UserFacts {

@@ -10,11 +10,15 @@ public struct FactsWrite: Sendable {
     public var source: HistoryEvent.Source
     /// The receipt or signed transaction hash, recorded as processed; `nil` records nothing.
     public var sourceID: String?
+    /// What the claimant offered; decides whether a chain another user owns can move
+    /// (``ClaimRules``).
+    public var proof: ClaimProof
 
     public init(
         userID: String, transactions: [Transaction] = [], renewalInfos: [RenewalInfo] = [],
-        source: HistoryEvent.Source, sourceID: String? = nil
+        source: HistoryEvent.Source, sourceID: String? = nil, proof: ClaimProof = .deviceProof
     ) {
+        self.proof = proof
         self.userID = userID
         self.transactions = transactions
         self.renewalInfos = renewalInfos

@@ -8,7 +8,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case ownershipConflict, badPageToken, schemaTooNew, schemaMismatch
-            case storageFailure, closed, invalidWrite
+            case storageFailure, closed, invalidWrite, claimRefused
         }
 
         private let wrapped: Wrapped
@@ -30,17 +30,25 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// the same write fails again (INVALID_ARGUMENT, or HTTP 400 for a webhook).
         public static let invalidWrite = Code(.invalidWrite)
 
+        /// The chain belongs to another user by its app account token, or another user owns it
+        /// and the claim offered only a transaction id (PERMISSION_DENIED under every policy);
+        /// ``StoreError/refusal`` says which.
+        public static let claimRefused = Code(.claimRefused)
+
         public var description: String { wrapped.rawValue }
     }
 
     public var code: Code
     public var message: String
     public var cause: (any Error)?
+    /// For ``Code/claimRefused``: which chain, who keeps it and why.
+    public var refusal: ClaimRefusal?
 
-    public init(code: Code, message: String, cause: (any Error)? = nil) {
+    public init(code: Code, message: String, cause: (any Error)? = nil, refusal: ClaimRefusal? = nil) {
         self.code = code
         self.message = message
         self.cause = cause
+        self.refusal = refusal
     }
 
     public var description: String {

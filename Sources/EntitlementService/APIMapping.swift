@@ -75,7 +75,31 @@ enum APIMapping {
         m.environment = environment(e.environment)
         m.source = source(e.source)
         m.appleNotificationType = e.appleNotificationType
+        m.reason = reason(of: e)
         return m
+    }
+
+    /// The words ListHistory shows for an ownership event: the other account it names.
+    static func reason(of e: Entitlements.HistoryEvent) -> String {
+        guard let other = e.counterpartUserID else { return "" }
+        switch e.kind {
+        case .ownershipTransfer: return "moved to user \(other)"
+        case .claimRefused: return "claim by user \(other) refused: the purchase is bound to this account"
+        default: return ""
+        }
+    }
+
+    /// Fills in each entitlement's app account token from the transaction it names in `facts`
+    /// (canonical form; malformed tokens stay empty). Most users' purchases carry none, and then
+    /// this is one pass over their transactions.
+    static func addAppAccountTokens(_ entitlements: inout [EntitlementV1.Entitlement], from facts: UserFacts) {
+        guard !entitlements.isEmpty, facts.transactions.contains(where: { $0.appAccountToken != nil }) else { return }
+        for index in entitlements.indices {
+            let latest = entitlements[index].latestTransactionID
+            guard let raw = facts.transactions.first(where: { $0.transactionID == latest })?.appAccountToken,
+                  let token = AppAccountToken.canonical(raw) else { continue }
+            entitlements[index].appAccountToken = token
+        }
     }
 
     static func eventType(_ kind: Entitlements.HistoryEvent.Kind) -> EntitlementV1.EventType {
@@ -92,6 +116,7 @@ enum APIMapping {
         case .billingRecovered: return .billingRecovered
         case .productChange: return .productChange
         case .ownershipTransfer: return .ownershipTransfer
+        case .claimRefused: return .claimRefused
         case .other: return .unspecified
         }
     }

@@ -19,9 +19,13 @@ public struct EntitlementRPCs: Sendable {
     let receipts: ReceiptSubmission
     /// RefreshEntitlements; without one the RPC answers FAILED_PRECONDITION.
     let refresh: EntitlementRefresh?
+    /// GetAppAccountToken; without one the RPC answers UNIMPLEMENTED.
+    let accountTokens: (any AccountTokens)?
 
     public init(repository: any EntitlementRepository, catalog: Catalog, receipts: ReceiptSubmission,
-                now: @escaping UnixClock, refresh: EntitlementRefresh? = nil) {
+                now: @escaping UnixClock, refresh: EntitlementRefresh? = nil,
+                accountTokens: (any AccountTokens)? = nil) {
+        self.accountTokens = accountTokens
         self.repository = repository
         self.catalog = catalog
         self.receipts = receipts
@@ -57,6 +61,23 @@ public struct EntitlementRPCs: Sendable {
             }
             return try await refresh.refresh(request, deadline: context.deadline)
         }
+        router.register(EntitlementRPCs.servicePrefix + "GetAppAccountToken") {
+            (
+                request: EntitlementV1.GetAppAccountTokenRequest, _: RPCContext
+            ) async throws -> EntitlementV1.GetAppAccountTokenResponse in
+            try await self.appAccountToken(request)
+        }
+    }
+
+    func appAccountToken(
+        _ request: EntitlementV1.GetAppAccountTokenRequest
+    ) async throws -> EntitlementV1.GetAppAccountTokenResponse {
+        guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
+        guard let accountTokens else {
+            throw RPCError(.unimplemented, "this server's store issues no app account tokens")
+        }
+        let token = try await withStoreErrors { try await accountTokens.appAccountToken(userID: request.userID) }
+        return EntitlementV1.GetAppAccountTokenResponse(appAccountToken: token)
     }
 
     /// CheckEntitlement evaluated and encoded afresh on every call. The wire no longer uses it
@@ -67,7 +88,7 @@ public struct EntitlementRPCs: Sendable {
     ) throws -> EntitlementV1.CheckEntitlementResponse {
         let at = try evaluationTime(userID: request.userID, atMs: request.atMs)
         let facts = try withStoreErrors { try repository.facts(userID: request.userID) }
-        return Self.response(to: check(request, facts, at: at))
+        return Self.response(to: check(request, facts, at: at), facts: facts)
     }
 
     /// CheckEntitlement as the wire carries it: the same answer as ``checkEntitlement(_:)``,
@@ -97,14 +118,14 @@ public struct EntitlementRPCs: Sendable {
             facts = read
         }
         guard request.atMs == 0, let memo = facts.checkAnswers else {
-            return RPCResponseBody(Self.response(to: check(request, facts, at: at)))
+            return RPCResponseBody(Self.response(to: check(request, facts, at: at), facts: facts))
         }
         if let framed = memo.answer(productID: request.productID, entitlementID: request.entitlementID,
                                     at: at.instantMs, render: Self.stamp) {
             return RPCResponseBody(framed: framed)
         }
         let check = check(request, facts, at: at)
-        var timeless = Self.response(to: check)
+        var timeless = Self.response(to: check, facts: facts)
         timeless.evaluatedAtMs = 0
         let timelessFramed = RPCResponseBody(timeless).framed
         let framed = Self.stamp(timelessFramed, check.evaluatedAtMs)
@@ -120,10 +141,13 @@ public struct EntitlementRPCs: Sendable {
                                at: at, catalog: catalog)
     }
 
-    private static func response(to check: EntitlementCheck) -> EntitlementV1.CheckEntitlementResponse {
+    private static func response(
+        to check: EntitlementCheck, facts: UserFacts
+    ) -> EntitlementV1.CheckEntitlementResponse {
         var response = EntitlementV1.CheckEntitlementResponse()
         response.active = check.active
         response.entitlements = APIMapping.entitlements(check.entitlements)
+        APIMapping.addAppAccountTokens(&response.entitlements, from: facts)
         response.evaluatedAtMs = check.evaluatedAtMs
         return response
     }

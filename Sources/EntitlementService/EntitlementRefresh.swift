@@ -49,8 +49,10 @@ public struct EntitlementRefresh: Sendable {
             let owned = Set(facts.transactions.map(\.originalTransactionID))
             fetched.transactions.removeAll { !owned.contains($0.originalTransactionID) }
             fetched.renewalInfos.removeAll { !owned.contains($0.originalTransactionID) }
+            // No device proof: if the chain moved to another account since the facts were read,
+            // a refresh must not take it back.
             let write = FactsWrite(userID: request.userID, transactions: fetched.transactions,
-                                   renewalInfos: fetched.renewalInfos, source: .receipt)
+                                   renewalInfos: fetched.renewalInfos, source: .receipt, proof: .transactionIDOnly)
             newTransactions += try await withStoreErrors { try await repository.write(write) }.newTransactions
             try await withStoreErrors {
                 try await revisions?.recordHistoryRevision(fetched.revision,
@@ -62,6 +64,7 @@ public struct EntitlementRefresh: Sendable {
         var response = EntitlementV1.RefreshEntitlementsResponse()
         response.entitlements = APIMapping.entitlements(
             EntitlementRules.entitlements(for: current, at: .now(refreshedAt), catalog: catalog))
+        APIMapping.addAppAccountTokens(&response.entitlements, from: current)
         response.newTransactions = Int32(newTransactions)
         response.refreshedAtMs = refreshedAt
         return response

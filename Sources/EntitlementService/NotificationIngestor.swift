@@ -30,9 +30,11 @@ public final class NotificationIngestor: Sendable {
     let repository: any EntitlementRepository
     let logger: Logger
     let now: UnixClock
+    let observeOwnership: OwnershipObserver?
 
     public init(configuration: Configuration, verifier: JWSVerifier, repository: any EntitlementRepository,
-                logger: Logger, now: @escaping UnixClock) {
+                logger: Logger, now: @escaping UnixClock, observeOwnership: OwnershipObserver? = nil) {
+        self.observeOwnership = observeOwnership
         self.configuration = configuration
         self.verifier = verifier
         self.repository = repository
@@ -67,12 +69,14 @@ public final class NotificationIngestor: Sendable {
                                         disposition: .rejected(error))
         }
         let write = decoded.write
+        logMalformedTokens(in: write)
         func result(_ disposition: NotificationDisposition) -> IngestedNotification {
             IngestedNotification(version: version, notificationType: decoded.type, notificationID: write.sourceID,
                                  disposition: disposition)
         }
         do {
             let outcome = try await repository.apply(write)
+            if outcome.ownershipTransfers > 0 { observeOwnership?(.transferred(count: outcome.ownershipTransfers)) }
             if outcome.duplicate { return result(.duplicate) }
             if outcome.ownerUserIDs.isEmpty { return result(.orphaned) }
             return result(.accepted(owners: outcome.ownerUserIDs.count, newTransactions: outcome.newTransactions))
@@ -86,6 +90,16 @@ public final class NotificationIngestor: Sendable {
                        [("notification_id", write.sourceID), ("error", "\(error)")])
             let unavailable = (error as? StoreError).map { $0.code == .storageFailure || $0.code == .closed } ?? false
             return result(unavailable ? .retryLater : .failed)
+        }
+    }
+
+    /// A token that is not a UUID binds nothing (the store ignores it): said once per
+    /// transaction of the notification, so the app's developer can find the bad purchases.
+    private func logMalformedTokens(in write: NotificationWrite) {
+        for transaction in write.transactions {
+            guard let token = transaction.appAccountToken, AppAccountToken.canonical(token) == nil else { continue }
+            logger.warning("appAccountToken is not a UUID; the transaction binds to no account by it",
+                           [("notification_id", write.sourceID), ("transaction_id", transaction.transactionID)])
         }
     }
 

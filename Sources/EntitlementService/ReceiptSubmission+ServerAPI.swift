@@ -18,7 +18,7 @@ extension ReceiptSubmission {
             throw RPCError(.invalidArgument, "transaction_id must be an App Store transaction id (digits)")
         }
         let fetched = try await serverAPI.fetch(transactionID: request.transactionID, deadline: deadline)
-        return try await record([fetched], for: request.userID)
+        return try await withStoreErrors { try await record([fetched], for: request.userID) }
     }
 
     /// `receipt_data` with the Server API in use: the receipt's transaction ids are read
@@ -51,22 +51,35 @@ extension ReceiptSubmission {
         for original in originals {
             fetched.append(try await serverAPI.fetch(transactionID: original, deadline: deadline))
         }
-        return try await record(fetched, for: userID)
+        do {
+            return try await record(fetched, for: userID)
+        } catch let error as StoreError where error.refusal?.reason == .bareTransactionID {
+            // The receipt's ids were read without checking its signature, so it proves no
+            // more than the ids: verifyReceipt (which checks it) decides a move between users.
+            if fallback { return nil }
+            throw RPCError(.permissionDenied, "original transaction \(error.refusal!.originalTransactionID) belongs "
+                           + "to another user, and with --receipt-mode server-api a receipt's signature is not "
+                           + "checked, so it cannot move a purchase: submit the StoreKit 2 signed transaction "
+                           + "(signed_transaction) instead", cause: error)
+        } catch let error as StoreError {
+            throw error.rpcError
+        }
     }
 
     /// One write for everything fetched (all-or-nothing, like one receipt), then each chain's
     /// revision, then the answer. No source id: the transactions themselves make it idempotent.
+    /// Apple's answers are about the ids the caller named, not proof that the caller's device
+    /// holds the purchase (``ClaimProof/transactionIDOnly``). Store errors stay ``StoreError``s.
     func record(_ fetched: [FetchedPurchases], for userID: String) async throws
         -> EntitlementV1.SubmitReceiptResponse {
         let write = FactsWrite(userID: userID, transactions: fetched.flatMap(\.transactions),
-                               renewalInfos: fetched.flatMap(\.renewalInfos), source: .receipt)
-        let outcome = try await withStoreErrors { try await repository.write(write) }
+                               renewalInfos: fetched.flatMap(\.renewalInfos), source: .receipt,
+                               proof: .transactionIDOnly)
+        let outcome = try await storeClaim(write)
         if let revisions {
             for batch in fetched {
                 for chain in Set(batch.transactions.map(\.originalTransactionID)) {
-                    try await withStoreErrors {
-                        try await revisions.recordHistoryRevision(batch.revision, originalTransactionID: chain)
-                    }
+                    try await revisions.recordHistoryRevision(batch.revision, originalTransactionID: chain)
                 }
             }
         }

@@ -20,6 +20,11 @@ public struct ReceiptSubmission: Sendable {
     let serverAPI: ServerAPIPurchases?
     let revisions: (any TransactionHistoryRevisions)?
     let receiptRoute: ReceiptRoute
+    /// Ownership transfers and refused claims, for the metrics.
+    let observeOwnership: OwnershipObserver?
+    /// Asks Apple to set the user's app account token on a chain that has none, once a
+    /// device's proof bound it to them (nil without the Server API); runs after the answer.
+    let setAccountToken: (@Sendable (_ originalTransactionID: String, _ userID: String) async -> Void)?
 
     /// `verifyCacheTTLMs`: a receipt verified this recently is answered from the store
     /// without calling Apple (nil: always call Apple).
@@ -27,7 +32,10 @@ public struct ReceiptSubmission: Sendable {
                 repository: any EntitlementRepository, catalog: Catalog,
                 verifyCacheTTLMs: Int64?, now: @escaping UnixClock,
                 serverAPI: ServerAPIPurchases? = nil, revisions: (any TransactionHistoryRevisions)? = nil,
-                receiptRoute: ReceiptRoute = .verifyReceipt) {
+                receiptRoute: ReceiptRoute = .verifyReceipt, observeOwnership: OwnershipObserver? = nil,
+                setAccountToken: (@Sendable (_ originalTransactionID: String, _ userID: String) async -> Void)? = nil) {
+        self.observeOwnership = observeOwnership
+        self.setAccountToken = setAccountToken
         self.verifier = verifier
         self.signedTransactions = signedTransactions
         self.serverAPI = serverAPI
@@ -78,7 +86,7 @@ public struct ReceiptSubmission: Sendable {
             let write = FactsWrite(userID: request.userID, transactions: verified.transactions,
                                    renewalInfos: verified.renewalInfos, source: .receipt,
                                    sourceID: "receipt:" + receiptHash)
-            let outcome = try await withStoreErrors { try await repository.write(write) }
+            let outcome = try await store(write)
             recentlyVerified?.record(receiptHash, environment: verified.environment,
                                      appleStatus: verified.appleStatus, now: now())
             response.environment = APIMapping.environment(verified.environment)
@@ -96,7 +104,7 @@ public struct ReceiptSubmission: Sendable {
         let transaction = try signedTransactions.verify(request.signedTransaction)
         let write = FactsWrite(userID: request.userID, transactions: [transaction], source: .receipt,
                                sourceID: "jws:" + SHA256.hexHash(request.signedTransaction.utf8))
-        let outcome = try await withStoreErrors { try await repository.write(write) }
+        let outcome = try await store(write)
         var response = EntitlementV1.SubmitReceiptResponse()
         response.environment = APIMapping.environment(transaction.environment)
         response.newTransactions = Int32(outcome.newTransactions)
@@ -104,9 +112,38 @@ public struct ReceiptSubmission: Sendable {
         return response
     }
 
+    /// Writes a claim and reports what it did to ownership: transfers and refusals to the
+    /// observer, and token-less chains a device's proof bound to the user to Apple, so its
+    /// later notifications carry the user's token. Errors stay ``StoreError``s.
+    func storeClaim(_ write: FactsWrite) async throws -> WriteOutcome {
+        let outcome: WriteOutcome
+        do {
+            outcome = try await repository.write(write)
+        } catch let error as StoreError where error.code == .claimRefused || error.code == .ownershipConflict {
+            observeOwnership?(.refused(error.refusal?.reason))
+            throw error
+        }
+        if outcome.ownershipTransfers > 0 { observeOwnership?(.transferred(count: outcome.ownershipTransfers)) }
+        if write.proof == .deviceProof, let setAccountToken, !outcome.tokenlessChainsTaken.isEmpty {
+            let userID = write.userID
+            for chain in outcome.tokenlessChainsTaken {
+                Task { await setAccountToken(chain, userID) }
+            }
+        }
+        return outcome
+    }
+
+    /// ``storeClaim(_:)`` with its errors as gRPC status.
+    func store(_ write: FactsWrite) async throws -> WriteOutcome {
+        try await withStoreErrors { try await storeClaim(write) }
+    }
+
     func entitlements(of userID: String) throws -> [EntitlementV1.Entitlement] {
         let facts = try withStoreErrors { try repository.facts(userID: userID) }
-        return APIMapping.entitlements(EntitlementRules.entitlements(for: facts, at: .now(now()), catalog: catalog))
+        var entitlements = APIMapping.entitlements(
+            EntitlementRules.entitlements(for: facts, at: .now(now()), catalog: catalog))
+        APIMapping.addAppAccountTokens(&entitlements, from: facts)
+        return entitlements
     }
 }
 

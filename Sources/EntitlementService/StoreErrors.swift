@@ -6,7 +6,7 @@ import RPCCore
 extension StoreError {
     var rpcError: RPCError {
         switch code {
-        case .ownershipConflict:
+        case .ownershipConflict, .claimRefused:
             return RPCError(.permissionDenied, message, cause: self)
         case .badPageToken:
             return RPCError(

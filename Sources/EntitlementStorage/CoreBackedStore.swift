@@ -10,7 +10,7 @@ import Entitlements
 /// The read and write path (facts, history, write, apply) stays on each store, calling its
 /// concrete, specialised core directly.
 public protocol CoreBackedStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox,
-    ReconciliationProgress, TransactionHistoryRevisions {
+    ReconciliationProgress, TransactionHistoryRevisions, AccountTokens {
     /// The store's core, opaque outside this module.
     var coreOperations: StoreCoreOperations { get }
 }
@@ -40,6 +40,9 @@ protocol StoreCoreForwarded: Sendable {
     func recordReconciled(_ environment: Environment, through unixMs: Int64) async throws
     func historyRevision(originalTransactionID: String) async throws -> String?
     func recordHistoryRevision(_ revision: String, originalTransactionID: String) async throws
+    func appAccountToken(userID: String) async throws -> String
+    func userID(appAccountToken token: String) throws -> String?
+    func owners(originalTransactionID: String) throws -> [ChainOwnership]
 }
 
 extension StoreCore: StoreCoreForwarded {}
@@ -124,5 +127,20 @@ extension CoreBackedStore {
 
     public func recordHistoryRevision(_ revision: String, originalTransactionID: String) async throws {
         try await coreOperations.core.recordHistoryRevision(revision, originalTransactionID: originalTransactionID)
+    }
+}
+
+/// App account tokens and chain owners (``AccountTokens``).
+extension CoreBackedStore {
+    public func appAccountToken(userID: String) async throws -> String {
+        try await coreOperations.core.appAccountToken(userID: userID)
+    }
+
+    public func userID(appAccountToken token: String) throws -> String? {
+        try coreOperations.core.userID(appAccountToken: token)
+    }
+
+    public func owners(originalTransactionID: String) throws -> [ChainOwnership] {
+        try coreOperations.core.owners(originalTransactionID: originalTransactionID)
     }
 }

@@ -115,7 +115,7 @@ public final class EntitlementStore: EntitlementRepository, CoreBackedStore {
 
     /// Stores `write`; returns once it is durable (fsynced) and visible to ``facts(userID:)``.
     public func write(_ write: FactsWrite) async throws -> WriteOutcome {
-        try await core.enqueue { .write(write, $0) }
+        try await core.write(write)
     }
 
     /// Applies `notification`; returns once it is durable and visible to ``facts(userID:)``.

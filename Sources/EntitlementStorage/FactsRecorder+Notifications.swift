@@ -36,8 +36,11 @@ extension FactsRecorder {
             + notification.renewalInfos.map(\.originalTransactionID)
             + notification.events.map(\.originalTransactionID)
         for chainID in chainIDs where chains[ExactID(chainID)] == nil {
-            let chain = try findChain(chainID)
+            let found = try findChain(chainID)
                 ?? StoredChain(row: try insertChain(chainID, userRow: nil, now: now))
+            let chain = try bindByToken(found, chainID: chainID, transactions: notification.transactions,
+                                        source: notification.source, now: now, outcome: &outcome,
+                                        affectedUsers: &affectedUsers)
             if let ownerID = chain.ownerID { owners.insert(ExactID(ownerID)) }
             chains[ExactID(chainID)] = chain
         }

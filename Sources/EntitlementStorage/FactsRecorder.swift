@@ -12,7 +12,7 @@ import ServiceRuntime
 final class FactsRecorder<DB: StorageEngine> {
     let db: DB
     let clock: UnixClock
-    private let transferPolicy: TransferPolicy
+    let transferPolicy: TransferPolicy
     /// The statements every write runs (see ``Statements``).
     let statements: Statements
     /// History events added to users' histories (by user row) since the change recorder last
@@ -33,24 +33,53 @@ final class FactsRecorder<DB: StorageEngine> {
     }
 
     /// Applies `write`; adds every user whose facts or history changed to `affectedUsers`.
+    ///
+    /// Ownership is decided for every chain first (``ClaimRules``): a refused claim writes
+    /// nothing but the refusal's event in the keeper's history and reports it in
+    /// ``WriteOutcome/refusals`` (the store then throws), and a conflict under the reject policy
+    /// throws before anything is written.
     func record(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
         namesStoredThisWrite.removeAll(keepingCapacity: true)
         let now = clock()
-        let userRow = try userRowID(write.userID, now: now)
         var outcome = WriteOutcome()
+        let claims = try decideClaims(write)
+        let refusals = claims.compactMap { claim -> (ClaimRefusal, Int64)? in
+            guard case let .refuse(reason, keptBy) = claim.decision, let row = claim.keeperRow else { return nil }
+            return (ClaimRefusal(reason: reason, originalTransactionID: claim.chainID, ownerUserID: keptBy), row)
+        }
+        if !refusals.isEmpty {
+            for (refusal, keeperRow) in refusals {
+                let sample = write.transactions.first {
+                    $0.originalTransactionID.hasSameBytes(as: refusal.originalTransactionID)
+                }
+                let event = HistoryDerivation.claimRefused(
+                    originalTransactionID: refusal.originalTransactionID, productID: sample?.productID ?? "",
+                    claimantUserID: write.userID, occurredAtMs: now, environment: sample?.environment ?? .production,
+                    source: write.source)
+                if try insert(event, userRow: keeperRow) { outcome.newEvents += 1 }
+                affectedUsers.insert(ExactID(refusal.ownerUserID))
+            }
+            outcome.refusals = refusals.map(\.0)
+            return outcome
+        }
+        if let conflict = claims.first(where: { $0.decision == .conflict }) {
+            throw StoreError.ownershipConflict(originalTransactionID: conflict.chainID)
+        }
+        let userRow = try userRowID(write.userID, now: now)
         if let sourceID = write.sourceID {
             outcome.alreadyProcessed = try markProcessed(write.source, sourceID, userRow: userRow, now: now)
         }
         affectedUsers.insert(ExactID(write.userID))
 
         var chainRows: [ExactID: (row: Int64, isNew: Bool)] = [:]
-        let chainIDs = write.transactions.map(\.originalTransactionID)
-            + write.renewalInfos.map(\.originalTransactionID)
-        for chainID in chainIDs where chainRows[ExactID(chainID)] == nil {
-            let sample = write.transactions.first { $0.originalTransactionID.hasSameBytes(as: chainID) }
-            chainRows[ExactID(chainID)] = try claimChain(chainID, for: write, userRow: userRow, sample: sample,
-                                                now: now, affectedUsers: &affectedUsers,
-                                                outcome: &outcome)
+        for claim in claims {
+            let sample = write.transactions.first { $0.originalTransactionID.hasSameBytes(as: claim.chainID) }
+            chainRows[ExactID(claim.chainID)] = try take(claim, for: write, userRow: userRow, sample: sample,
+                                                         now: now, affectedUsers: &affectedUsers,
+                                                         outcome: &outcome)
+            if case .take = claim.decision, !claim.carriesToken {
+                outcome.tokenlessChainsTaken.append(claim.chainID)
+            }
         }
         for transaction in write.transactions {
             let chain = chainRows[chainRows.index(forKey: ExactID(transaction.originalTransactionID))!]
@@ -95,36 +124,27 @@ final class FactsRecorder<DB: StorageEngine> {
         return db.changes == 0
     }
 
-    /// The chain's row, created for, bound to or moved to the writing user, and whether this
-    /// write created it.
+    /// The chain's row, created for, bound to or moved to the writing user as `claim` decided,
+    /// and whether this write created it.
     ///
     /// A chain a notification created without an owner is bound, not transferred: nobody loses
-    /// it, so the transfer policy does not apply and no transfer event is recorded; its waiting
-    /// events join the user's history in this same transaction.
-    private func claimChain(
-        _ chainID: String, for write: FactsWrite, userRow: Int64, sample: Transaction?, now: Int64,
+    /// it, so no transfer event is recorded; its waiting events join the user's history in this
+    /// same transaction.
+    private func take(
+        _ claim: Claim, for write: FactsWrite, userRow: Int64, sample: Transaction?, now: Int64,
         affectedUsers: inout Set<ExactID>, outcome: inout WriteOutcome
     ) throws -> (row: Int64, isNew: Bool) {
-        guard let chain = try findChain(chainID) else {
-            return (try insertChain(chainID, userRow: userRow, now: now), true)
+        guard let chain = claim.stored else {
+            return (try insertChain(claim.chainID, userRow: userRow, now: now), true)
         }
-        guard let ownerRow = chain.ownerRow, let ownerID = chain.ownerID else {
-            try setOwner(of: chain.row, to: userRow, now: now)
-            outcome.newEvents += try adoptPendingEvents(chainRow: chain.row, userRow: userRow)
-            return (chain.row, false)
+        guard case .take = claim.decision else { return (chain.row, false) }
+        try moveChain(chain, chainID: claim.chainID, to: userRow, userID: write.userID, productID: sample?.productID ?? "",
+                      environment: sample?.environment ?? .production, source: write.source, now: now,
+                      newEvents: &outcome.newEvents)
+        if let ownerID = chain.ownerID {
+            affectedUsers.insert(ExactID(ownerID))
+            outcome.ownershipTransfers += 1
         }
-        guard ownerRow != userRow else { return (chain.row, false) }
-
-        guard transferPolicy == .transfer else {
-            throw StoreError.ownershipConflict(originalTransactionID: chainID)
-        }
-        try setOwner(of: chain.row, to: userRow, now: now)
-        let transfer = HistoryDerivation.ownershipTransfer(
-            originalTransactionID: chainID, productID: sample?.productID ?? "",
-            toUserID: write.userID, occurredAtMs: now,
-            environment: sample?.environment ?? .production, source: write.source)
-        if try insert(transfer, userRow: ownerRow) { outcome.newEvents += 1 }
-        affectedUsers.insert(ExactID(ownerID))
         return (chain.row, false)
     }
 }

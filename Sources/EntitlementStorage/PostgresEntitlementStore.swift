@@ -120,7 +120,7 @@ public final class PostgresEntitlementStore: EntitlementRepository, CoreBackedSt
     }
 
     public func write(_ write: FactsWrite) async throws -> WriteOutcome {
-        try await core.enqueue { .write(write, $0) }
+        try await core.write(write)
     }
 
     public func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome {

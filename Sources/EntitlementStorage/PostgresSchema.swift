@@ -295,5 +295,13 @@ enum PostgresSchema {
             ALTER INDEX user_facts_rebuilt_pkey RENAME TO user_facts_pkey;
             DROP FUNCTION pg_temp.entitlementd_user_key(TEXT);
             """),
+        // As SQLite's migration of the same name: the app account token issued to each user.
+        ("account_tokens", """
+            CREATE TABLE account_tokens (
+                token \(text) PRIMARY KEY,
+                user_rowid BIGINT NOT NULL UNIQUE REFERENCES users(id),
+                issued_at_ms BIGINT NOT NULL
+            );
+            """),
     ]
 }

@@ -239,5 +239,14 @@ enum Schema {
         compactEventIDsMigration,
         pointedExpiryMigration,
         chainsDecimalIDsMigration,
+        // The app account token issued to each user (one each, never reissued): the token is
+        // the key, so binding a purchase by the token Apple signed into it is one lookup.
+        Migration("account_tokens", sql: """
+            CREATE TABLE account_tokens (
+                token TEXT PRIMARY KEY,
+                user_rowid INTEGER NOT NULL UNIQUE REFERENCES users(id),
+                issued_at_ms INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ])
 }

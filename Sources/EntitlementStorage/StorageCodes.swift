@@ -25,6 +25,7 @@ enum StorageCodes {
         case .billingRecovered: 10
         case .productChange: 11
         case .ownershipTransfer: 12
+        case .claimRefused: 13
         }
     }
 

@@ -5,7 +5,7 @@ import PostgreSQL
 /// and the singleton-duties switch. ``EntitlementStore`` (SQLite) and
 /// ``PostgresEntitlementStore`` conform; the service above sees only the port's protocols.
 public protocol StoreBackend: EntitlementRepository, EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox,
-    ReconciliationProgress, TransactionHistoryRevisions, AnyObject {
+    ReconciliationProgress, TransactionHistoryRevisions, AccountTokens, AnyObject {
     /// Whether calls can be served now; cheap, read by every `/healthz`.
     var readiness: StoreReadiness { get }
     /// What the writer has committed so far; cheap, for metrics.

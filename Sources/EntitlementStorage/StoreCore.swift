@@ -20,6 +20,8 @@ final class StoreCore<DB: StorageEngine>: Sendable {
     /// This database's change log id (the prefix of its change ids).
     let changeLogID: String
     let changeObservers: Locked<[@Sendable (Int64) -> Void]>
+    /// Unix milliseconds, for the rows written outside the writer's batches.
+    let clock: UnixClock
 
     /// Takes over `db` (opened, configured and migrated) as the writer's connection; the writer
     /// thread starts with ``start()``. `publish` runs inside each write transaction before COMMIT
@@ -27,6 +29,7 @@ final class StoreCore<DB: StorageEngine>: Sendable {
     init(writerConnection db: DB, readers: ReaderPool<DB>, configuration: EntitlementStore.Configuration,
          publish: Writer<DB>.Publish? = nil) throws {
         cache = FactsCache(capacity: configuration.factsCacheCapacity)
+        clock = configuration.clock
         self.readers = readers
         let recorder: FactsRecorder<DB>
         let changes: ChangeRecorder<DB>

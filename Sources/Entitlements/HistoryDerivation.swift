@@ -118,6 +118,20 @@ public enum HistoryDerivation {
             environment: environment, source: source)
     }
 
+    /// The event recorded in the owner's history when another user's claim of their chain is
+    /// refused. Its id names the claimant and the instant, like a transfer's: every refused
+    /// attempt is one event, so support sees how often someone tried.
+    public static func claimRefused(
+        originalTransactionID: String, productID: String, claimantUserID: String, occurredAtMs: Int64,
+        environment: Environment, source: HistoryEvent.Source
+    ) -> HistoryEvent {
+        HistoryEvent(
+            eventID: "claim_refused:\(originalTransactionID):\(claimantUserID):\(occurredAtMs)",
+            kind: .claimRefused, occurredAtMs: occurredAtMs, productID: productID,
+            transactionID: originalTransactionID, originalTransactionID: originalTransactionID,
+            environment: environment, source: source)
+    }
+
     static func event(
         _ kind: HistoryEvent.Kind, at occurredAtMs: Int64, for transaction: Transaction,
         source: HistoryEvent.Source, type: String, id: String? = nil

@@ -9,6 +9,9 @@ public struct HistoryEvent: Sendable, Hashable {
         case billingRecovered = "billing_recovered"
         case productChange = "product_change"
         case ownershipTransfer = "ownership_transfer"
+        /// Another account tried to claim a chain this user owns and was refused (the chain
+        /// carries this user's app account token, or the claim offered only a transaction id).
+        case claimRefused = "claim_refused"
         /// A notification type we do not map; its raw name is in ``appleNotificationType``.
         case other
     }
@@ -46,5 +49,21 @@ public struct HistoryEvent: Sendable, Hashable {
         self.environment = environment
         self.source = source
         self.appleNotificationType = appleNotificationType
+    }
+}
+
+extension HistoryEvent {
+    /// The other account an ownership event names: the user a chain moved to
+    /// (``Kind/ownershipTransfer``) or the one whose claim was refused (``Kind/claimRefused``);
+    /// nil for every other event. Read back from the id, which is where the store keeps it
+    /// (`<kind>:<original transaction id>:<user id>:<ms>`; the ids around it are digits, so a
+    /// user id holding colons still reads back whole).
+    public var counterpartUserID: String? {
+        guard kind == .ownershipTransfer || kind == .claimRefused else { return nil }
+        let prefix = kind.rawValue + ":" + originalTransactionID + ":"
+        guard eventID.hasPrefix(prefix), let lastColon = eventID.lastIndex(of: ":") else { return nil }
+        let start = eventID.index(eventID.startIndex, offsetBy: prefix.count)
+        guard start <= lastColon else { return nil }
+        return String(eventID[start..<lastColon])
     }
 }

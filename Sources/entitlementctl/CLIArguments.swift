@@ -8,6 +8,7 @@ import ServiceRuntime
 struct CLIArguments {
     enum Command: String, CaseIterable {
         case check, explain, submit, history, health, watch, refresh, reconcile, webhooks
+        case appAccountToken = "app-account-token", owners
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -53,7 +54,7 @@ struct CLIArguments {
             [FlagSpec("user", value: "USER", help: "only this user's changes"),
              FlagSpec("after", value: "CURSOR", help: "replay the changes after this cursor first (a change's cursor)"),
              FlagSpec("for", value: "DURATION", help: "stop after this long (default: until Ctrl-C)")]
-        case .refresh:
+        case .refresh, .appAccountToken, .owners:
             []
         case .reconcile:
             [FlagSpec("since", value: "TIME",
@@ -65,7 +66,8 @@ struct CLIArguments {
 
     static func positionals(for command: Command) -> [String] {
         switch command {
-        case .check, .explain, .history, .refresh: ["USER"]
+        case .check, .explain, .history, .refresh, .appAccountToken: ["USER"]
+        case .owners: ["ORIGINAL_TX"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
         case .health, .watch, .reconcile: []
         case .webhooks: ["status|replay"]

@@ -88,6 +88,8 @@ struct CommandRunner {
         case .refresh: return try refresh(user: user)
         case .reconcile: return try reconcile()
         case .webhooks: return try webhooks(arguments.positionals[0])
+        case .appAccountToken: return try appAccountToken(user: user)
+        case .owners: return try owners(originalTransactionID: arguments.positionals[0])
         }
     }
 

@@ -72,6 +72,7 @@ enum ProtoJSON {
             ("environment", .enumeration(e.environment)),
             ("latestTransactionId", .string(e.latestTransactionID)),
             ("entitlementId", .string(e.entitlementID)),
+            ("appAccountToken", .string(e.appAccountToken)),
         ])
     }
 
@@ -100,6 +101,8 @@ enum ProtoJSON {
             ("environment", .enumeration(e.environment)),
             ("source", .enumeration(e.source)),
             ("appleNotificationType", .string(e.appleNotificationType)),
+            ("actor", .string(e.actor)),
+            ("reason", .string(e.reason)),
         ])
     }
 

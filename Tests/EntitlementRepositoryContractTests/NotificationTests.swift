@@ -61,7 +61,7 @@ struct NotificationTests {
 
             // The receipt binds the chain: what the notification stored becomes alice's.
             let bound = try await store.write(Fixture.receipt("alice", [first]))
-            #expect(bound == WriteOutcome(newTransactions: 0, newEvents: 2, alreadyProcessed: false))
+            #expect(bound.tallies == WriteOutcome(newTransactions: 0, newEvents: 2, alreadyProcessed: false))
             #expect(try store.facts(userID: "alice") == UserFacts(transactions: [first], renewalInfos: ["7": renewal]))
             let history = try store.history(userID: "alice", productID: nil, pageSize: 0, pageToken: nil)
             #expect(history.events.map(\.eventID) == ["v2:sub", "purchase:7"])

@@ -26,7 +26,7 @@ final class DatabaseFullTests: StoreTestCase {
             case let .success(outcome):
                 // Each write counts its own new transaction exactly once: none was committed
                 // outside its batch and then replayed.
-                XCTAssertEqual(outcome, WriteOutcome(newTransactions: 1, newEvents: 1), write.userID)
+                XCTAssertEqual(outcome.tallies, WriteOutcome(newTransactions: 1, newEvents: 1), write.userID)
                 acknowledged.append(write)
             case let .failure(error):
                 Self.assertDatabaseFull(error)

@@ -23,6 +23,8 @@ extension EntitlementV1 {
         public var environment: Environment = .unspecified
         public var latestTransactionID: String = ""
         public var entitlementID: String = ""
+        /// The app account token Apple signed into the chain (lowercase UUID), or empty.
+        public var appAccountToken: String = ""
 
         public init() {}
 
@@ -79,6 +81,7 @@ extension EntitlementV1 {
                 case (13, .varint): environment = Environment(rawValue: try reader.readEnum())
                 case (14, .lengthDelimited): latestTransactionID = try reader.readString()
                 case (15, .lengthDelimited): entitlementID = try reader.readString()
+                case (17, .lengthDelimited): appAccountToken = try reader.readString()
                 default: try reader.skip(field)
                 }
             }
@@ -100,6 +103,7 @@ extension EntitlementV1 {
             writer.writeEnum(environment, field: 13)
             writer.writeString(latestTransactionID, field: 14)
             writer.writeString(entitlementID, field: 15)
+            writer.writeString(appAccountToken, field: 17)
         }
     }
 }

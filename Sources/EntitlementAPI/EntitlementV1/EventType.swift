@@ -22,6 +22,7 @@ extension EntitlementV1 {
         public static let billingRecovered = EventType(rawValue: 10)
         public static let productChange = EventType(rawValue: 11)
         public static let ownershipTransfer = EventType(rawValue: 12)
+        public static let claimRefused = EventType(rawValue: 18)
 
         public var description: String {
             switch self {
@@ -38,6 +39,7 @@ extension EntitlementV1 {
             case .billingRecovered: "EVENT_TYPE_BILLING_RECOVERED"
             case .productChange: "EVENT_TYPE_PRODUCT_CHANGE"
             case .ownershipTransfer: "EVENT_TYPE_OWNERSHIP_TRANSFER"
+            case .claimRefused: "EVENT_TYPE_CLAIM_REFUSED"
             default: "EventType(\(rawValue))"
             }
         }

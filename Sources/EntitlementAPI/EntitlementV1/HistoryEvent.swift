@@ -19,6 +19,10 @@ extension EntitlementV1 {
         /// The notification that reported or confirmed the event ("DID_RENEW",
         /// "DID_RENEW/BILLING_RECOVERY"), for diagnostics; empty when only receipts reported it.
         public var appleNotificationType: String = ""
+        /// Who did it, for events an operator caused; empty otherwise.
+        public var actor: String = ""
+        /// Why, in words (the account a purchase moved to, or whose claim was refused).
+        public var reason: String = ""
 
         public init() {}
 
@@ -60,6 +64,8 @@ extension EntitlementV1 {
                 case (8, .varint): environment = Environment(rawValue: try reader.readEnum())
                 case (9, .varint): source = EventSource(rawValue: try reader.readEnum())
                 case (10, .lengthDelimited): appleNotificationType = try reader.readString()
+                case (11, .lengthDelimited): actor = try reader.readString()
+                case (12, .lengthDelimited): reason = try reader.readString()
                 default: try reader.skip(field)
                 }
             }
@@ -76,6 +82,8 @@ extension EntitlementV1 {
             writer.writeEnum(environment, field: 8)
             writer.writeEnum(source, field: 9)
             writer.writeString(appleNotificationType, field: 10)
+            writer.writeString(actor, field: 11)
+            writer.writeString(reason, field: 12)
         }
     }
 }
