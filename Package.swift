@@ -81,7 +81,7 @@ let package = Package(
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
         .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime"]),
         .executableTarget(name: "entitlementctl",
-                          dependencies: ["RPCClient", "EntitlementAPI", "ServiceRuntime"]),
+                          dependencies: ["RPCClient", "EntitlementAPI", "HTTPCore", "ServiceRuntime"]),
         // The App Store simulator: Apple's endpoints and notifications for local testing.
         .target(name: "AppStoreSimulator",
                 dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore", "SeededRandom"]),
@@ -90,7 +90,7 @@ let package = Package(
         // The composition root as a library: flags, wiring, lifecycle. Executables add nothing
         // but the services they link (ExtraService).
         .target(name: "EntitlementDaemon",
-                dependencies: ["EntitlementService", "HTTPServer", "RPCCore",
+                dependencies: ["EntitlementService", "HTTPServer", "HTTP2", "HTTP1", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
                                "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
@@ -128,21 +128,24 @@ let package = Package(
         .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore", "ProtobufWire", "SeededRandom"]),
         .testTarget(name: "HTTPProtocolTests",
                     dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2", "SeededRandom"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "SeededRandom"]),
+        .testTarget(name: "HTTPServerTests",
+                    dependencies: ["HTTPServer", "HTTP2", "HTTPCore", "CLinux", "SeededRandom"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements", "SeededRandom"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
-        .testTarget(name: "RPCClientTests", dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTPServer"]),
+        .testTarget(name: "RPCClientTests",
+                    dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTP2", "ProtobufWire", "HTTPServer"]),
         .testTarget(
             name: "AppStoreSimulatorTests",
-            dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements", "SeededRandom"]),
+            dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements", "HTTPCore", "SeededRandom"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements", "SeededRandom"]),
         .testTarget(name: "JWSTests", dependencies: ["JWS", "SeededRandom"]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "Entitlements", "JWS"]),
         // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
-        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceRuntime"]),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLDatabase", "ServiceRuntime"]),
         .testTarget(name: "EntitlementStorageTests",
-                    dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite", "SeededRandom"]),
+                    dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite", "ServiceRuntime",
+                                   "SeededRandom"]),
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements",
@@ -155,11 +158,11 @@ let package = Package(
         .testTarget(
             name: "EntitlementDaemonTests",
             dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts",
-                           "EntitlementStorage"]),
+                           "EntitlementStorage", "Entitlements"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",
                                    "EntitlementAPI", "AppStore", "JWS", "RPCCore", "HTTPCore", "ServiceRuntime",
-                                   "HTTPClient"]),
+                                   "HTTPClient", "AppStoreServerAPI", "ProtobufWire"]),
     ]
 )

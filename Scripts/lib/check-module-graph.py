@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Checks that README's module graph lists every target of Package.swift with exactly its
-direct dependencies (test targets aside).
+"""Checks that the documented module graph lists every target of Package.swift with exactly
+its direct dependencies (test targets aside).
 
-    swift package dump-package | Scripts/lib/check-module-graph.py README.md
+    swift package dump-package | Scripts/lib/check-module-graph.py docs/architecture.md
 
 The graph is the ```text block after the line holding MARKER: `Name -> Dep Dep ...` lines
 (indented lines continue the previous one's dependencies), `#` comments, and lines of bare
@@ -13,7 +13,7 @@ import sys
 MARKER = "<!-- module graph: checked against Package.swift by Scripts/lib/test-module-graph.sh -->"
 
 
-def readme_graph(path):
+def documented_graph(path):
     lines = open(path, encoding="utf-8").read().split("\n")
     try:
         start = lines.index(MARKER)
@@ -55,20 +55,21 @@ def package_graph(manifest):
 
 
 def main():
-    drawn = readme_graph(sys.argv[1])
+    document = sys.argv[1]
+    drawn = documented_graph(document)
     actual = package_graph(json.load(sys.stdin))
     problems = []
     for name in sorted(actual.keys() - drawn.keys()):
-        problems.append(f"{name} is in Package.swift but not in the README graph")
+        problems.append(f"{name} is in Package.swift but not in the graph of {document}")
     for name in sorted(drawn.keys() - actual.keys()):
-        problems.append(f"{name} is in the README graph but is no target of Package.swift")
+        problems.append(f"{name} is in the graph of {document} but is no target of Package.swift")
     for name in sorted(actual.keys() & drawn.keys()):
         if actual[name] != drawn[name]:
             missing = " ".join(sorted(actual[name] - drawn[name])) or "-"
             extra = " ".join(sorted(drawn[name] - actual[name])) or "-"
-            problems.append(f"{name}: README misses {missing}; README has extra {extra}")
+            problems.append(f"{name}: the graph misses {missing}; the graph has extra {extra}")
     if problems:
-        print("README's module graph differs from Package.swift (update the graph):", file=sys.stderr)
+        print(f"the module graph in {document} differs from Package.swift (update the graph):", file=sys.stderr)
         for problem in problems:
             print("  " + problem, file=sys.stderr)
         sys.exit(1)
