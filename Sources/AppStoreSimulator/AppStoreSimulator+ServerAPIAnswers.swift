@@ -47,7 +47,8 @@ extension AppStoreSimulator {
                     }
                     let renewalInfo = try signed { () throws(JWSError) in
                         try composer.signedRenewalInfo(
-                            chain.renewalInfo, productID: chain.currentProductID, environment: environment)
+                            chain.renewalInfo, productID: chain.currentProductID,
+                            appAccountToken: chain.transaction.appAccountToken, environment: environment)
                     }
                     lastTransactions.append([
                         "status": chain.status, "originalTransactionId": chain.transaction.originalTransactionID,
