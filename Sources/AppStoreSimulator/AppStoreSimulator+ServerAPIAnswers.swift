@@ -115,6 +115,26 @@ extension AppStoreSimulator {
         }
     }
 
+    /// `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken` with
+    /// `{"appAccountToken": "<uuid>"}`: nil is Apple's 200 with an empty body.
+    func appAccountTokenAnswer(
+        _ originalTransactionID: String, _ environment: Environment, _ body: [UInt8]
+    ) -> ServerAPIErrorAnswer? {
+        guard let fields = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return .generalBadRequest
+        }
+        let token = fields["appAccountToken"] as? String
+        return write { (simulation: inout Simulation) -> ServerAPIErrorAnswer? in
+            do throws(ServerAPIErrorAnswer) {
+                try simulation.setAppAccountToken(
+                    originalTransactionID: originalTransactionID, token: token, environment: environment)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
     /// Runs a read under the simulation's lock (real time passes first), keeping Apple's error.
     private func apiRead(_ body: (Simulation) throws(ServerAPIErrorAnswer) -> [String: Any]) -> APIAnswer {
         let result = try? read { (simulation: Simulation) -> APIAnswer in
