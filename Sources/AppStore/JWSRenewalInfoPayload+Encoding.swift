@@ -2,10 +2,11 @@ import Entitlements
 
 extension JWSRenewalInfoPayload {
     /// A StoreKit 2 renewal payload for a domain renewal info of a chain whose current product
-    /// is `productID`, signed (by the caller) at the info's own ``RenewalInfo/signedDateMs``.
+    /// is `productID` and whose app account token is `appAccountToken`, signed (by the caller)
+    /// at the info's own ``RenewalInfo/signedDateMs``.
     public init(
         renewalInfo: RenewalInfo, productID: String?, environment: Environment,
-        recentSubscriptionStartDateMs: Int64? = nil, renewalDateMs: Int64? = nil
+        recentSubscriptionStartDateMs: Int64? = nil, renewalDateMs: Int64? = nil, appAccountToken: String? = nil
     ) {
         self.init(
             originalTransactionID: renewalInfo.originalTransactionID,
@@ -19,6 +20,7 @@ extension JWSRenewalInfoPayload {
             offerType: nil,
             recentSubscriptionStartDateMs: recentSubscriptionStartDateMs,
             renewalDateMs: renewalDateMs,
+            appAccountToken: appAccountToken,
             environment: environment,
             signedDateMs: renewalInfo.signedDateMs)
     }
@@ -39,6 +41,7 @@ extension JWSRenewalInfoPayload {
         root.string("environment", environment.appleName)
         root.number("recentSubscriptionStartDate", recentSubscriptionStartDateMs)
         root.number("renewalDate", renewalDateMs)
+        root.string("appAccountToken", appAccountToken)
         return root.bytes
     }
 }

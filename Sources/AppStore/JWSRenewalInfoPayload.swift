@@ -18,6 +18,9 @@ public struct JWSRenewalInfoPayload: Sendable, Hashable {
     public var offerType: Int?
     public var recentSubscriptionStartDateMs: Int64?
     public var renewalDateMs: Int64?
+    /// The chain's `appAccountToken` (Apple added it to renewal info in 2025): the app's account,
+    /// set at purchase or by the Server API's Set App Account Token.
+    public var appAccountToken: String?
     public var environment: Environment
     public var signedDateMs: Int64
 
@@ -41,6 +44,7 @@ public struct JWSRenewalInfoPayload: Sendable, Hashable {
             offerType: try root.int("offerType"),
             recentSubscriptionStartDateMs: try root.int64("recentSubscriptionStartDate"),
             renewalDateMs: try root.int64("renewalDate"),
+            appAccountToken: try root.string("appAccountToken"),
             environment: environment,
             signedDateMs: try root.requiredInt64("signedDate"))
     }

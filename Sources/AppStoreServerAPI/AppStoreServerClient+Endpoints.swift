@@ -85,6 +85,40 @@ extension AppStoreServerClient {
         }
     }
 
+    /// `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken` with
+    /// `{"appAccountToken": "<uuid>"}`: Apple puts `appAccountToken` on that purchase (a subscription's
+    /// chain keeps it through renewals and product changes), so a purchase made outside the app, or
+    /// one bound to the wrong account, carries the app's account from then on. Apple answers 200 with
+    /// an empty body.
+    ///
+    /// Apple's errors (developer.apple.com/documentation/appstoreserverapi/set-app-account-token):
+    /// 400 with 4000006 (invalid transaction id), 4000048 (an app transaction id), 4000183 (the token
+    /// is not a UUID), 4000185 (a Family Sharing transaction), 4000187 (not an original transaction
+    /// id), all ``ServerAPIError/Code/invalidRequest``; 404 4040005 (unknown original transaction id:
+    /// the other environment is asked, then ``ServerAPIError/Code/notFound``); 429 and 500 retried.
+    /// Setting the same token again changes nothing, so retrying a PUT is safe.
+    ///
+    /// `appAccountToken` is sent as given (Apple stores it as given; we issue lowercase), but one
+    /// that is not a UUID fails here, as Apple would fail it, without spending a request.
+    /// Returns the environment that knew the transaction.
+    public func setAppAccountToken(originalTransactionID: String, appAccountToken: String,
+                                   environment: Environment? = nil,
+                                   deadline: ContinuousClock.Instant? = nil) async throws -> Environment {
+        guard UUID(uuidString: appAccountToken) != nil else {
+            throw ServerAPIError(.invalidRequest, "an app account token must be a UUID")
+        }
+        let deadline = deadline ?? defaultDeadline()
+        let path = "inApps/v1/transactions/" + Self.pathSegment(originalTransactionID) + "/appAccountToken"
+        // A UUID has nothing JSON escapes, so the body is written out directly.
+        let bytes = Array("{\"appAccountToken\":\"\(appAccountToken)\"}".utf8)
+        return try await inEitherEnvironment(first: environment,
+                                             what: "original transaction id \(originalTransactionID)") {
+            environment in
+            try await request(.appAccountToken, environment: environment, method: "PUT", path: path, body: bytes,
+                              deadline: deadline) { _ in () }
+        }.environment
+    }
+
     func defaultDeadline() -> ContinuousClock.Instant {
         ContinuousClock.now.advanced(by: configuration.defaultDeadline)
     }

@@ -51,6 +51,7 @@ public final class AppStoreServerClient: Sendable {
         case subscriptionStatuses = "subscription_statuses"
         case transactionInfo = "transaction_info"
         case notificationHistory = "notification_history"
+        case appAccountToken = "app_account_token"
     }
 
     /// Told about every HTTP exchange: endpoint, environment, the HTTP status (0: no answer)

@@ -66,10 +66,15 @@ extension AppStoreSimulator {
             guard let environment = Environment(rawValue: environmentText.lowercased()) else {
                 throw SimulatorError(.invalidArgument, "environment must be production or sandbox")
             }
+            // StoreKit 2 takes a UUID value, so a purchase can carry nothing else.
+            let appAccountToken = try request.string("app_account_token")
+            if let appAccountToken, UUID(uuidString: appAccountToken) == nil {
+                throw SimulatorError(.invalidArgument, "app_account_token must be a UUID")
+            }
             let purchase = PurchaseRequest(
                 productID: try request.requiredString("product_id"), type: type,
                 periodMs: try request.durationMs("period", scale: scale), offer: offer,
-                userToken: try request.string("user_token"), appAccountToken: try request.string("app_account_token"),
+                userToken: try request.string("user_token"), appAccountToken: appAccountToken,
                 environment: environment)
             return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.purchase(purchase) }
         }

@@ -4,12 +4,21 @@ import HTTPCore
 import JWS
 
 extension AppStoreSimulator {
-    /// The four Server API endpoints the service uses, by the path after `/inApps/`.
+    /// The Server API endpoints the service uses, by the path after `/inApps/`.
     enum ServerAPIEndpoint: String {
         case history = "v2/history"
         case subscriptions = "v1/subscriptions"
         case transactions = "v1/transactions"
         case notificationHistory = "v1/notifications/history"
+        case appAccountToken = "v1/transactions/{originalTransactionId}/appAccountToken"
+
+        var method: String {
+            switch self {
+            case .notificationHistory: "POST"
+            case .appAccountToken: "PUT"
+            case .history, .subscriptions, .transactions: "GET"
+            }
+        }
     }
 
     /// Answers a Server API request, or returns false when `request` is not one: production
@@ -32,7 +41,7 @@ extension AppStoreSimulator {
             writer.respond(.text(404, "not found\n"))
             return true
         }
-        let method = endpoint == .notificationHistory ? "POST" : "GET"
+        let method = endpoint.method
         guard request.method == method else {
             var response = HTTPResponse.text(405, "method not allowed\n")
             response.headers.add(name: "allow", value: method)
@@ -49,6 +58,14 @@ extension AppStoreSimulator {
 
     private static func route(_ rest: Substring) -> (ServerAPIEndpoint?, String) {
         if rest == ServerAPIEndpoint.notificationHistory.rawValue { return (.notificationHistory, "") }
+        let transactions = ServerAPIEndpoint.transactions.rawValue + "/"
+        if rest.hasPrefix(transactions) {
+            let tail = rest.dropFirst(transactions.count)
+            if tail.hasSuffix("/appAccountToken") {
+                let id = tail.dropLast("/appAccountToken".count)
+                return id.contains("/") ? (nil, "") : (.appAccountToken, String(id))
+            }
+        }
         for endpoint in [ServerAPIEndpoint.history, .subscriptions, .transactions] {
             let prefix = endpoint.rawValue + "/"
             if rest.hasPrefix(prefix), !rest.dropFirst(prefix.count).contains("/") {
@@ -80,6 +97,12 @@ extension AppStoreSimulator {
         case .subscriptions: answer = statusesAnswer(transactionID, environment, query)
         case .transactions: answer = transactionAnswer(transactionID, environment)
         case .notificationHistory: answer = notificationHistoryAnswer(request.body, environment, query)
+        case .appAccountToken:
+            // Apple's one answer without a body.
+            guard let error = appAccountTokenAnswer(transactionID, environment, request.body) else {
+                return HTTPResponse(status: 200, headers: HTTPHeaders(), body: [])
+            }
+            answer = .failure(error)
         }
         switch answer {
         case .success(let object): return Self.apiJSON(200, object)

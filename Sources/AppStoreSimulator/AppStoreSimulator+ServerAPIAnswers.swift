@@ -47,7 +47,8 @@ extension AppStoreSimulator {
                     }
                     let renewalInfo = try signed { () throws(JWSError) in
                         try composer.signedRenewalInfo(
-                            chain.renewalInfo, productID: chain.currentProductID, environment: environment)
+                            chain.renewalInfo, productID: chain.currentProductID,
+                            appAccountToken: chain.transaction.appAccountToken, environment: environment)
                     }
                     lastTransactions.append([
                         "status": chain.status, "originalTransactionId": chain.transaction.originalTransactionID,
@@ -111,6 +112,26 @@ extension AppStoreSimulator {
                 ]
             }
             return answer
+        }
+    }
+
+    /// `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken` with
+    /// `{"appAccountToken": "<uuid>"}`: nil is Apple's 200 with an empty body.
+    func appAccountTokenAnswer(
+        _ originalTransactionID: String, _ environment: Environment, _ body: [UInt8]
+    ) -> ServerAPIErrorAnswer? {
+        guard let fields = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return .generalBadRequest
+        }
+        let token = fields["appAccountToken"] as? String
+        return write { (simulation: inout Simulation) -> ServerAPIErrorAnswer? in
+            do throws(ServerAPIErrorAnswer) {
+                try simulation.setAppAccountToken(
+                    originalTransactionID: originalTransactionID, token: token, environment: environment)
+                return nil
+            } catch {
+                return error
+            }
         }
     }
 

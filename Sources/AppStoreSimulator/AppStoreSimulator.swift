@@ -78,6 +78,15 @@ public final class AppStoreSimulator: Sendable {
         }
     }
 
+    /// Changes the simulation outside the control API, after letting real time pass: the
+    /// Server API's one write (Set App Account Token), after which Apple notifies nothing.
+    func write<T>(_ body: (inout Simulation) -> T) -> T {
+        simulation.withLock { (simulation: inout Simulation) -> T in
+            submit(simulation.observeWallClock(wallClock()))
+            return body(&simulation)
+        }
+    }
+
     /// Records each event's V2 payload in the notification history (whatever the webhook's
     /// version, as Apple's history is V2 only) and hands the webhook bodies to delivery.
     private func submit(_ events: [SimulatedEvent]) {

@@ -38,7 +38,9 @@ public struct NotificationComposer: Sendable {
             bundleID: bundleID, environment: event.environment, bundleVersion: bundleVersion,
             signedTransactionInfo: try signedTransaction(event.transaction, at: event.signedDateMs),
             signedRenewalInfo: try event.renewalInfo.map { (info) throws(JWSError) in
-                try signedRenewalInfo(info, productID: event.currentProductID, environment: event.environment)
+                try signedRenewalInfo(
+                    info, productID: event.currentProductID, appAccountToken: event.transaction.appAccountToken,
+                    environment: event.environment)
             },
             status: event.status)
         let payload = NotificationV2Payload(
@@ -53,11 +55,14 @@ public struct NotificationComposer: Sendable {
             JWSTransactionPayload(transaction: transaction, bundleID: bundleID, signedDateMs: signedDateMs).jsonBody())
     }
 
+    /// A StoreKit 2 signed renewal info. `appAccountToken` is the chain's: the simulator keeps it on
+    /// every transaction of the chain, so the caller passes the one of the transaction at hand.
     public func signedRenewalInfo(
-        _ info: RenewalInfo, productID: String?, environment: Environment
+        _ info: RenewalInfo, productID: String?, appAccountToken: String? = nil, environment: Environment
     ) throws(JWSError) -> String {
         try signer.sign(
-            JWSRenewalInfoPayload(renewalInfo: info, productID: productID, environment: environment).jsonBody())
+            JWSRenewalInfoPayload(renewalInfo: info, productID: productID, environment: environment,
+                                  appAccountToken: appAccountToken).jsonBody())
     }
 
     private func v1Body(_ event: SimulatedEvent) -> [UInt8]? {

@@ -17,7 +17,8 @@ public struct PurchaseRequest: Sendable, Hashable {
     /// The customer (an Apple ID stand-in): purchases with the same token share one app receipt.
     /// `nil` makes a new customer.
     public var userToken: String?
-    /// StoreKit's `appAccountToken` (a UUID the app chose), copied into the transaction.
+    /// StoreKit's `appAccountToken` (a UUID the app chose), kept as given: it goes into the
+    /// transaction, every renewal of its chain, the renewal info and every notification about them.
     public var appAccountToken: String?
     public var environment: Environment
 

@@ -36,6 +36,17 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
         httpStatus: 400, errorCode: 4_000_021, errorMessage: "Invalid request. The sort parameter is invalid.")
     public static let invalidStatus = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_031, errorMessage: "Invalid request. The status parameter is invalid.")
+    public static let invalidAppAccountTokenUUID = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_183,
+        errorMessage: "Invalid request. The app account token field must be a valid UUID.")
+    public static let familyTransactionNotSupported = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_185,
+        errorMessage: "Invalid request. Family Sharing transactions aren't supported by this endpoint.")
+    public static let transactionIDIsNotOriginalTransactionID = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_187,
+        errorMessage: "Invalid request. The transaction ID provided is not an original transaction ID.")
+    public static let originalTransactionIDNotFound = ServerAPIErrorAnswer(
+        httpStatus: 404, errorCode: 4_040_005, errorMessage: "Original transaction id not found.")
     public static let transactionIDNotFound = ServerAPIErrorAnswer(
         httpStatus: 404, errorCode: 4_040_010, errorMessage: "Transaction id not found.")
     public static let rateLimitExceeded = ServerAPIErrorAnswer(

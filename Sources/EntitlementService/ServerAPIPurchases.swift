@@ -48,6 +48,22 @@ public struct ServerAPIPurchases: Sendable {
                                 renewalInfos: renewals, revision: history.revision)
     }
 
+    /// Asks Apple to put `token` on the purchase `originalTransactionID` (a subscription keeps it
+    /// through renewals), so that its later transactions, renewal infos and notifications name
+    /// the account the service issued `token` to. Apple answers with nothing to verify: what it
+    /// stored shows in the next notification or history read, which the service verifies as usual.
+    ///
+    /// `environment` nil asks production first, then sandbox; returns the one that knew the id.
+    /// Throws ``ServerAPIError`` (``ServerAPIError/Code/invalidRequest`` for a token that is not a
+    /// UUID or an id that is not an original transaction id, ``ServerAPIError/Code/notFound`` for
+    /// an id neither environment knows).
+    @discardableResult
+    public func setAppAccountToken(originalTransactionID: String, token: String, environment: Environment? = nil,
+                                   deadline: ContinuousClock.Instant?) async throws -> Environment {
+        try await client.setAppAccountToken(originalTransactionID: originalTransactionID, appAccountToken: token,
+                                            environment: environment, deadline: deadline)
+    }
+
     func verifyTransaction(_ compact: String) throws(ServerAPIDataRejected) -> Transaction {
         let payload: JWSTransactionPayload
         do {

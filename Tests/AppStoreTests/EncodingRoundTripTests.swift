@@ -133,9 +133,11 @@ final class EncodingRoundTripTests: XCTestCase {
     func testRenewalInfoPayloadRoundTrip() throws {
         let info = renewal(signedAt: t0 + 3)
         let payload = JWSRenewalInfoPayload(renewalInfo: info, productID: "pro.monthly", environment: .sandbox,
-                                            recentSubscriptionStartDateMs: t0, renewalDateMs: t0 + month)
+                                            recentSubscriptionStartDateMs: t0, renewalDateMs: t0 + month,
+                                            appAccountToken: "0c2b7f9e-3f4a-4d8e-9a61-5f1d2b3c4e5f")
         let parsed = try JWSRenewalInfoPayload.parse(payload.jsonBody())
         XCTAssertEqual(parsed, payload)
+        XCTAssertEqual(parsed.appAccountToken, "0c2b7f9e-3f4a-4d8e-9a61-5f1d2b3c4e5f")
         XCTAssertEqual(parsed.renewalInfo, info)
     }
 }
