@@ -4,9 +4,34 @@ import Foundation
 import HTTPCore
 import ServiceRuntime
 
-/// App account tokens at the edges: the chain-owners admin operation support uses to see a
-/// purchase passed between accounts (`entitlementctl owners`).
+/// App account tokens at the edges: telling Apple the token of a purchase a device's proof bound
+/// to a user, and the chain-owners admin operation support uses to see a purchase passed
+/// between accounts (`entitlementctl owners`).
 extension Daemon {
+    /// What SubmitReceipt calls (after answering) for a token-less chain a receipt or signed
+    /// transaction bound to a user: Apple's Set App Account Token with the user's token, so
+    /// Apple signs it into the chain's later renewals and notifications and no other account
+    /// can claim the chain from then on. Without the Server API there is no one to tell.
+    /// Best effort: a failure is logged and changes nothing (the chain stays the user's).
+    func accountTokenSetter(serverAPI: ServerAPIPurchases?, tokens: any AccountTokens)
+        -> (@Sendable (_ originalTransactionID: String, _ userID: String) async -> Void)? {
+        guard let serverAPI else { return nil }
+        let logger = self.logger
+        return { chain, userID in
+            do {
+                let token = try await tokens.appAccountToken(userID: userID)
+                try await serverAPI.setAppAccountToken(
+                    originalTransactionID: chain, token: token,
+                    deadline: ContinuousClock.now.advanced(by: .seconds(30)))
+                logger.info("app account token set at Apple", [("original_transaction_id", chain)])
+            } catch {
+                logger.warning("setting the app account token at Apple failed; the chain stays the user's, "
+                               + "but its notifications carry no token until it is set",
+                               [("original_transaction_id", chain), ("error", "\(error)")])
+            }
+        }
+    }
+
     /// `GET /admin/owners?original_transaction_id=ID`: who owned the chain and when, oldest first.
     func addOwnersOperation(_ routes: inout HTTPRouter) {
         let tokens = accountTokens

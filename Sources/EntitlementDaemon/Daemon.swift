@@ -182,7 +182,7 @@ final class Daemon {
             verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds,
             serverAPI: serverAPI, revisions: store, receiptRoute: receiptRoute,
             observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) },
-            setAccountToken: nil)
+            setAccountToken: accountTokenSetter(serverAPI: serverAPI, tokens: store))
         let refresh = EntitlementRefresh(serverAPI: serverAPI, repository: store, revisions: store, catalog: catalog,
                                          now: WallClock.unixMilliseconds)
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,

@@ -24,7 +24,11 @@ struct AdminClient {
     /// The response body of a 2xx answer; anything else throws ``AdminCallError`` with the
     /// server's message.
     func call(_ method: String, _ path: String, body: Data? = nil) throws -> String {
-        var request = URLRequest(url: base.appendingPathComponent(path))
+        // Appended as text: appendingPathComponent would percent-encode a query's "?".
+        guard let url = URL(string: base.absoluteString + path) else {
+            throw AdminCallError(description: "cannot form an admin URL from \(base.absoluteString) and \(path)")
+        }
+        var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
         request.timeoutInterval = Double(timeout.components.seconds) + 1

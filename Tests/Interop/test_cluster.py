@@ -326,3 +326,27 @@ def test_replicas_restarted_under_load_lose_no_acknowledged_write(pb, server, cl
     acked = sum(len(u.acked) for u in model.users)
     stored = count(cluster_postgres, c, "SELECT count(*) FROM transactions")
     assert stored >= acked, f"seed {seed}: {acked} acknowledged transactions, {stored} in the database"
+
+
+def test_an_app_account_token_is_one_per_user_on_every_replica_and_after_restarts(pb, server):
+    """Both replicas asked at once for users new to both: one token per user, the same from
+    either; after every replica restarts on the database, still the same."""
+    c = server("--database", "identity-db", replicas=2)
+    stubs = [pb.ent_grpc.EntitlementServiceStub(r.channel()) for r in c.replicas]
+
+    def ask(which, user):
+        return stubs[which].GetAppAccountToken(pb.ent.GetAppAccountTokenRequest(user_id=user),
+                                               timeout=10).app_account_token
+
+    users = [f"token-{i}" for i in range(40)]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [(pool.submit(ask, 0, u), pool.submit(ask, 1, u)) for u in users]
+        first = [a.result() for a, _ in futures]
+        second = [b.result() for _, b in futures]
+    assert first == second, "one token per user, whichever replica issued it"
+    assert len(set(first)) == len(users)
+    assert c.stop() == 0
+    again = server("--database", "identity-db", replicas=2)
+    stub = pb.ent_grpc.EntitlementServiceStub(again.replicas[1].channel())
+    assert [stub.GetAppAccountToken(pb.ent.GetAppAccountTokenRequest(user_id=u), timeout=10).app_account_token
+            for u in users] == first

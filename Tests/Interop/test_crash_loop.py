@@ -3,6 +3,11 @@ transactions), V2 notifications (some delivered twice, as Apple retries) and rea
 a random instant, and check on restart: every acknowledged write present, none twice, nothing
 that was never sent, `PRAGMA integrity_check` ok, and CheckEntitlement agreeing with ListHistory.
 
+Some users buy the way an app with app account tokens does: GetAppAccountToken, then a
+SUBSCRIBED notification carrying the token binds the purchase (no SubmitReceipt), while another
+account keeps trying to claim it with the signed transaction and must be refused. On restart
+their token is the one issued, the purchase is theirs, and never the other account's too.
+
 Each user owns one chain; its transactions are numbered 0 (the purchase), 1, 2, ... (renewals),
 all in the past, each expiring later than the one before. A write is acknowledged when its RPC
 answered OK or its webhook post answered 200; a write cut off by the kill is "maybe": after the
@@ -40,6 +45,12 @@ class User:
         self.sent = {}      # transaction id -> expires_at_ms, for everything sent and not known lost
         self.acked = set()  # transaction ids whose write was acknowledged
         self.next = 0       # index of the next transaction to send
+        self.by_token = False  # buys with an app account token, bound by the notification alone
+        self.token = None      # the token GetAppAccountToken answered (acknowledged)
+
+    @property
+    def thief(self):
+        return "thief-" + self.name
 
     def tid(self, index):
         return str(int(self.chain) + index)
@@ -48,8 +59,9 @@ class User:
         """Transaction `index`: bought `index` days after the first, all in the past; each
         expires a day after the one before, all in the future."""
         purchase = self.base + index * DAY_MS
+        extra = {"appAccountToken": self.token} if self.token else {}
         return transaction(self.tid(index), self.chain, purchase=purchase, expires=self.base + (20 + index) * DAY_MS,
-                           signed=purchase + 1000, original_purchase=self.base)
+                           signed=purchase + 1000, original_purchase=self.base, **extra)
 
 
 class Model:
@@ -71,11 +83,13 @@ class Model:
         with self.lock:
             user.sent[user.tid(index)] = expires
 
-    def next_write(self, known=None):
-        """(user, index) of the next write: a new user's purchase (index 0) without `known`,
-        else `known`'s next renewal; None once `known` had MAX_RENEWALS."""
+    def next_write(self, known=None, by_token=False):
+        """(user, index) of the next write: a new user's purchase (index 0) without `known`
+        (bought with an app account token when `by_token`), else `known`'s next renewal; None
+        once `known` had MAX_RENEWALS."""
         if known is None:
             user = self.new_user()
+            user.by_token = by_token
             user.next = 1
             return user, 0
         with self.lock:
@@ -97,14 +111,17 @@ def send_write(stub, ent, webhook_url, signer, model, user, index, rng, receipt_
     `receipt_share`, else as a DID_RENEW notification posted to `webhook_url` (twice with
     probability `redelivery_share`, as Apple redelivers). Raises what the RPC or the post raised;
     returning means acknowledged (OK / 200)."""
+    if user.by_token and user.token is None:
+        user.token = stub.GetAppAccountToken(ent.GetAppAccountTokenRequest(user_id=user.name),
+                                             timeout=timeout).app_account_token
     payload = user.payload(index)
     model.reserve(user, index, payload["expiresDate"])
     jws = signer.sign(payload)
-    if index == 0 or rng.random() < receipt_share:
+    if (index == 0 and not user.by_token) or (index > 0 and rng.random() < receipt_share):
         stub.SubmitReceipt(ent.SubmitReceiptRequest(user_id=user.name, signed_transaction=jws), timeout=timeout)
         return
     body = json.dumps({"signedPayload": signer.sign(notification(
-        "DID_RENEW", signed=payload["signedDate"] + 500, signed_transaction=jws,
+        "SUBSCRIBED" if index == 0 else "DID_RENEW", signed=payload["signedDate"] + 500, signed_transaction=jws,
         signed_renewal=signer.sign(renewal(user.chain, signed=payload["signedDate"]))))}).encode()
     for _ in range(2 if rng.random() < redelivery_share else 1):
         request = urllib.request.Request(webhook_url, data=body, headers={"Content-Type": "application/json"})
@@ -124,6 +141,16 @@ def load(address, port, model, signer, rng, stop, touched, failures):
             roll = rng.random()
             with model.lock:
                 known = rng.choice(model.acked_users) if model.acked_users else None
+            if 0.75 <= roll < 0.8 and known is not None and known.by_token:
+                # Another account claims the token user's purchase with its signed transaction.
+                try:
+                    stub.SubmitReceipt(ent.SubmitReceiptRequest(
+                        user_id=known.thief, signed_transaction=signer.sign(known.payload(0))), timeout=5)
+                    failures.append(f"{known.thief} took {known.name}'s purchase bought with their token")
+                except grpc.RpcError as error:
+                    if error.code() != grpc.StatusCode.PERMISSION_DENIED:
+                        return expect_cut_off(error, failures)
+                continue
             if roll >= 0.8 and known is not None:
                 with model.lock:
                     floor = max(known.sent[t] for t in known.acked)
@@ -134,7 +161,7 @@ def load(address, port, model, signer, rng, stop, touched, failures):
                 if not reply.entitlements or reply.entitlements[0].expires_at_ms < floor:
                     failures.append(f"read of {known.name} missed an acknowledged write: {reply}")
                 continue
-            write = model.next_write(None if roll < 0.4 else known)
+            write = model.next_write(None if roll < 0.4 else known, by_token=roll < 0.15)
             if write is None:
                 continue
             user, index = write
@@ -179,6 +206,12 @@ def verify(stub, ent, model, names, context):
         for tid in set(user.sent) - set(stored):
             del user.sent[tid]  # an unacknowledged write the kill cut off: it must never appear later
         user.acked |= set(stored)
+        if user.by_token:
+            thief = stub.CheckEntitlement(ent.CheckEntitlementRequest(user_id=user.thief), timeout=10)
+            assert not thief.entitlements, f"{context}: {user.thief} owns {name}'s purchase: {thief}"
+            token = stub.GetAppAccountToken(ent.GetAppAccountTokenRequest(user_id=name), timeout=10)
+            if user.token is not None:
+                assert token.app_account_token == user.token, f"{context}: {name}: the token changed"
         reply = stub.CheckEntitlement(ent.CheckEntitlementRequest(user_id=name), timeout=10)
         if not stored:
             assert not any(e.active for e in reply.entitlements), f"{context}: {name}: entitled with no history"
@@ -235,6 +268,8 @@ def test_crash_loop(pb, server, tmp_path, fast_signer):
     verify(pb.ent_grpc.EntitlementServiceStub(survivor.channel()), pb.ent, model,
            {u.name for u in model.users}, f"seed {seed}, final pass over every user")
     acked = sum(len(u.acked) for u in model.users)
-    print(f"crash loop: {ITERATIONS} kills, {len(model.users)} users, {acked} transactions stored, "
-          f"{time.monotonic() - started:.0f}s")
+    bound = sum(1 for u in model.users if u.by_token and u.acked)
+    print(f"crash loop: {ITERATIONS} kills, {len(model.users)} users ({bound} bound by app account token), "
+          f"{acked} transactions stored, {time.monotonic() - started:.0f}s")
+    assert bound > ITERATIONS, f"seed {seed}: too few purchases were bound by token to mean anything ({bound})"
     assert acked > 10 * ITERATIONS, f"seed {seed}: the load produced too few writes to mean anything ({acked})"
