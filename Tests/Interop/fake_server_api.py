@@ -72,6 +72,8 @@ class FakeServerAPI:
                 length = int(self.headers.get("Content-Length", "0"))
                 self.answer(json.loads(self.rfile.read(length) or b"{}"))
 
+            do_PUT = do_POST
+
             def answer(self, body):
                 status, payload, retry_after = fake.handle(self.command, self.path,
                                                            self.headers.get("Authorization", ""), body)
@@ -156,6 +158,8 @@ class FakeServerAPI:
         parts = path.split("/")
         endpoint = {"history": "history", "subscriptions": "subscriptions", "transactions": "transactions",
                     "notifications": "notifications"}.get(parts[2] if len(parts) > 2 else "", "unknown")
+        if method == "PUT" and parts[-1] == "appAccountToken":
+            endpoint = "app_account_token"  # Set App Account Token: PUT .../transactions/{id}/appAccountToken
         call = {"endpoint": endpoint, "environment": environment, "method": method, "path": path,
                 "query": query, "body": body, "at_ms": int(time.time() * 1000)}
         with self.lock:
@@ -190,6 +194,10 @@ class FakeServerAPI:
             if more:
                 answer["paginationToken"] = str(start + PAGE_SIZE)
             return 200, answer
+        if endpoint == "app_account_token":
+            if self.customer(environment, parts[-2]) is None:
+                return 404, {"errorCode": 4040005, "errorMessage": "Original transaction id not found."}
+            return 200, None
         customer = self.customer(environment, parts[-1])
         if customer is None:
             return 404, {"errorCode": 4040010, "errorMessage": "Transaction id not found."}

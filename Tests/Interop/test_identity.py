@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 import uuid
 
 import grpc
@@ -175,3 +176,25 @@ def test_owners_lists_the_accounts_a_purchase_passed_through(pb, server, pki, si
     token = subprocess.run([str(ctl), "--server", s.address, "app-account-token", "first"],
                            capture_output=True, text=True, timeout=30)
     assert token.returncode == 0 and token.stdout.strip() == token_of(pb, s, "first")
+
+
+def test_a_device_proof_of_a_tokenless_purchase_asks_apple_to_set_the_users_token(pb, server, pki, api, api_signer):
+    now = apple_pki.now_ms()
+    tx = transaction(8_100_000, purchase=now - DAY_MS, expires=now + 29 * DAY_MS, signed=now - 1000,
+                     environment="Production")
+    signed = api_signer.sign(tx)
+    api.add_customer(["8100000"], [signed])
+    s = server(*api.flags(), "--apple-root-ca", pki.root_pem_path)
+    stub(pb, s).SubmitReceipt(pb.ent.SubmitReceiptRequest(user_id="device-user", signed_transaction=signed),
+                              timeout=30)
+    deadline = time.monotonic() + 10
+    while not api.calls_to("app_account_token") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    [call] = api.calls_to("app_account_token")
+    assert call["method"] == "PUT" and call["path"] == "inApps/v1/transactions/8100000/appAccountToken"
+    assert call["body"] == {"appAccountToken": token_of(pb, s, "device-user")}
+    # A second submission of the now-owned chain asks nothing more.
+    stub(pb, s).SubmitReceipt(pb.ent.SubmitReceiptRequest(user_id="device-user", signed_transaction=signed),
+                              timeout=30)
+    time.sleep(0.3)
+    assert len(api.calls_to("app_account_token")) == 1
