@@ -319,6 +319,35 @@ def test_receipt_without_in_app_purchase(pb, start, api, mode):
         apple.close()
 
 
+@pytest.mark.parametrize("mode", ["auto", "server-api"])
+def test_an_unverified_receipt_of_another_users_chain_moves_nothing(pb, start, api, signer, mode):
+    """The Server API route reads a receipt's ids without checking its signature: a receipt
+    naming another user's chain counts only as verifyReceipt vouches for it (auto), or is
+    refused (server-api), never as proof by itself."""
+    import app_receipt
+    from fake_apple import FakeApple
+    signed, status = subscription(signer, 95_000, 1)
+    api.add_customer(["95000"], signed, statuses=[status])
+    apple = FakeApple()
+    try:
+        s = start("--receipt-mode", mode, *apple.flags())
+        receipt = app_receipt.receipt_base64([(95_000, 95_000)])
+        assert submit_receipt(pb, s, "owner", receipt).entitlements[0].active, "an unowned chain is claimed"
+        error = rpc_error(lambda: submit_receipt(pb, s, "other", receipt))
+        if mode == "server-api":
+            assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert "signed_transaction" in error.details()
+            assert apple.calls == []
+        else:
+            # verifyReceipt does not know this forged-for-the-test receipt (21002): refused there.
+            assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "21002" in error.details()
+            assert len(apple.calls) >= 1
+        check = stub(pb, s).CheckEntitlement(pb.ent.CheckEntitlementRequest(user_id="owner"), timeout=10)
+        assert check.active
+    finally:
+        apple.close()
+
+
 def test_receipt_that_is_not_pkcs7_is_invalid_argument(pb, start, api):
     import base64
     s = start()
