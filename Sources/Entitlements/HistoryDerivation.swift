@@ -111,11 +111,8 @@ public enum HistoryDerivation {
         originalTransactionID: String, productID: String, toUserID: String, occurredAtMs: Int64,
         environment: Environment, source: HistoryEvent.Source
     ) -> HistoryEvent {
-        HistoryEvent(
-            eventID: "ownership_transfer:\(originalTransactionID):\(toUserID):\(occurredAtMs)",
-            kind: .ownershipTransfer, occurredAtMs: occurredAtMs, productID: productID,
-            transactionID: originalTransactionID, originalTransactionID: originalTransactionID,
-            environment: environment, source: source)
+        ownershipEvent(.ownershipTransfer, chain: originalTransactionID, productID: productID, otherUserID: toUserID,
+                       at: occurredAtMs, environment: environment, source: source)
     }
 
     /// The event recorded in the owner's history when another user's claim of their chain is
@@ -125,10 +122,18 @@ public enum HistoryDerivation {
         originalTransactionID: String, productID: String, claimantUserID: String, occurredAtMs: Int64,
         environment: Environment, source: HistoryEvent.Source
     ) -> HistoryEvent {
+        ownershipEvent(.claimRefused, chain: originalTransactionID, productID: productID, otherUserID: claimantUserID,
+                       at: occurredAtMs, environment: environment, source: source)
+    }
+
+    /// `<kind>:<chain>:<other user>:<ms>`, the form ``HistoryEvent/counterpartUserID`` reads back.
+    private static func ownershipEvent(
+        _ kind: HistoryEvent.Kind, chain: String, productID: String, otherUserID: String, at occurredAtMs: Int64,
+        environment: Environment, source: HistoryEvent.Source
+    ) -> HistoryEvent {
         HistoryEvent(
-            eventID: "claim_refused:\(originalTransactionID):\(claimantUserID):\(occurredAtMs)",
-            kind: .claimRefused, occurredAtMs: occurredAtMs, productID: productID,
-            transactionID: originalTransactionID, originalTransactionID: originalTransactionID,
+            eventID: "\(kind.rawValue):\(chain):\(otherUserID):\(occurredAtMs)", kind: kind,
+            occurredAtMs: occurredAtMs, productID: productID, transactionID: chain, originalTransactionID: chain,
             environment: environment, source: source)
     }
 

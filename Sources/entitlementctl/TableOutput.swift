@@ -43,15 +43,16 @@ enum TableOutput {
 
     /// APPLE TYPE is the notification that reported or confirmed the event (`DID_RENEW`,
     /// `DID_RENEW/BILLING_RECOVERY`), so support staff can match it with App Store Connect;
-    /// `-` when only a receipt told us. REASON names the other account of an ownership event.
+    /// `-` when only a receipt told us. An ownership event's reason (which other account) is
+    /// in `--json` and `entitlementctl owners`: the table keeps the columns scripts read.
     static func history(_ events: [EntitlementV1.HistoryEvent]) -> String {
         guard !events.isEmpty else { return "(no events)" }
         return table(["OCCURRED", "TYPE", "PRODUCT", "TRANSACTION", "ORIGINAL TX", "EXPIRES", "SOURCE",
-                      "APPLE TYPE", "REASON"],
+                      "APPLE TYPE"],
                      events.map { e in
             [time(e.occurredAtMs), name(e.type, prefix: "EVENT_TYPE_"), e.productID, dash(e.transactionID),
              dash(e.originalTransactionID), time(e.expiresAtMs), name(e.source, prefix: "EVENT_SOURCE_"),
-             dash(e.appleNotificationType), dash(e.reason)]
+             dash(e.appleNotificationType)]
         })
     }
 

@@ -77,8 +77,14 @@ def test_demo_story(wired):
     assert result.returncode == 0, out + result.stderr
     steps = re.split(r"^### ", out, flags=re.M)[1:]
     watch = steps.pop() if steps and steps[-1].startswith("The watch window") else ""
-    assert len(steps) == 10, out
-    # The watch window, open before step 1, caught the purchase (the change at entitlementd's clock).
+    assert len(steps) == 11, out
+    # 1: the app's way: a token from entitlementd, a purchase made with it, and the user active
+    # from Apple's SUBSCRIBED notification alone (no receipt submitted for them).
+    bought = steps.pop(0)
+    token = re.search(r"^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$", bought, flags=re.M)
+    assert token, bought
+    assert "\nACTIVE\n" in bought and "submit" not in bought.split("(No receipt", 1)[0].split("purchase", 1)[1], bought
+    # The watch window, open before step 1, caught dana's purchase (the change at entitlementd's clock).
     assert re.search(r"^\S+ \| dana \| pro\.monthly \| \(new\) -> active \| yes \| purchase:\d+ \| c1\.[0-9a-f]{16}$",
                      watch, flags=re.M), watch
 
