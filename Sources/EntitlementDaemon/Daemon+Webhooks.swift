@@ -75,7 +75,8 @@ extension Daemon {
         var operations = HTTPRouter()
         adminOperations(&operations)
         let gate = BearerTokenGate(authenticator: authenticator, protecting: operations)
-        for (method, path) in [("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"), ("GET", "/admin/owners")] {
+        let routes = [("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"), ("GET", "/admin/owners")]
+        for (method, path) in routes {
             http.add(method, path) { request, writer in gate.handle(request, writer: writer) }
         }
     }

@@ -10,7 +10,8 @@ public struct NotificationOutcome: Sendable, Hashable {
     public var newTransactions: Int
     /// History events added, owned or waiting for an owner; a replay adds 0.
     public var newEvents: Int
-    /// Chains bound to a user by an app account token this service issued (``ClaimRules/bindByToken(owner:tokenUser:)``).
+    /// Chains bound to a user by an app account token this service issued
+    /// (``ClaimRules/bindByToken(owner:tokenUser:)``).
     public var boundByToken: Int = 0
     /// Of those, chains that moved away from another owner.
     public var ownershipTransfers: Int = 0

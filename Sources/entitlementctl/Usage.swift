@@ -18,7 +18,7 @@ enum Usage {
         case .refresh: "ask Apple (App Store Server API) about every chain the user owns; record what is new"
         case .reconcile: "ask Apple's notification history for what the webhook missed and apply it (admin port)"
         case .webhooks: "webhook delivery per endpoint (status), or re-deliver changes after a cursor (replay --from)"
-        case .appAccountToken: "the user's app account token (UUID) for StoreKit's appAccountToken; only the token is printed"
+        case .appAccountToken: "the user's app account token (UUID) to pass to StoreKit; prints the token alone"
         case .owners: "who owned a purchase (chain) and when, oldest first (admin port)"
         }
     }

@@ -55,7 +55,8 @@ struct IdentityTests {
             #expect(outcome.ownerUserIDs == ["alice"])
             #expect(outcome.boundByToken == 1)
             #expect(try store.facts(userID: "alice").transactions.map(\.transactionID) == ["10"])
-            #expect(Fixture.state(of: "10", in: try store.facts(userID: "alice"), at: Fixture.purchasedAt + 1) == .active)
+            let facts = try store.facts(userID: "alice")
+            #expect(Fixture.state(of: "10", in: facts, at: Fixture.purchasedAt + 1) == .active)
 
             // A token this service never issued, or one that is not a UUID, binds nothing.
             for (index, foreign) in [AppAccountToken.random(), "not-a-uuid"].enumerated() {
@@ -80,7 +81,8 @@ struct IdentityTests {
                 clock.advance(by: 1)
                 let error = await Self.refusal { _ = try await store.write(claim) }
                 #expect(error?.code == .claimRefused)
-                #expect(error?.refusal == ClaimRefusal(reason: .token, originalTransactionID: "10", ownerUserID: "alice"))
+                #expect(error?.refusal
+                    == ClaimRefusal(reason: .token, originalTransactionID: "10", ownerUserID: "alice"))
                 #expect(!(error?.message.contains("alice") ?? true), "the refusal never names the owner")
             }
             #expect(try store.facts(userID: "mallory") == UserFacts())

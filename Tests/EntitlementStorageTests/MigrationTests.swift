@@ -15,7 +15,8 @@ final class MigrationTests: StoreTestCase {
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
-        XCTAssertEqual(names, ["account_tokens", "chains", "change_log_identity", "entitlement_changes", "entitlement_heads",
+        XCTAssertEqual(names, ["account_tokens", "chains", "change_log_identity", "entitlement_changes",
+                               "entitlement_heads",
                                "entitlement_heads_baseline", "history_events", "history_revisions", "pending_events",
                                "processed_sources", "product_names",
                                "reconciliation_watermarks", "refund_reversals", "renewal_infos", "schema_migrations",
