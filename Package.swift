@@ -117,6 +117,8 @@ let package = Package(
         .executableTarget(name: "entitlementd-bench",
                           dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "ServiceRuntime"],
                           path: "Benchmarks/entitlementd-bench"),
+        // ES256 JWS verifications per second on one thread over real Apple tokens; prints figures.
+        .executableTarget(name: "jws-bench", dependencies: ["JWS"], path: "Benchmarks/jws-bench"),
         // CheckEntitlement load generator (many users, uniform or Zipf) for Benchmarks/; prints figures.
         .executableTarget(name: "entitlementd-load",
                           dependencies: ["HTTP2", "HTTPCore", "EntitlementAPI", "ProtobufWire", "CLinux",
