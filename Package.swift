@@ -139,7 +139,8 @@ let package = Package(
             name: "AppStoreSimulatorTests",
             dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements", "SeededRandom"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements", "SeededRandom"]),
-        .testTarget(name: "JWSTests", dependencies: ["JWS", "SeededRandom"]),
+        // Wycheproof/: Google's ECDSA P-256 vectors (test data, Apache-2.0, its LICENSE beside them).
+        .testTarget(name: "JWSTests", dependencies: ["JWS", "SeededRandom"], resources: [.copy("Wycheproof")]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "Entitlements", "JWS"]),
         // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceRuntime"]),
