@@ -44,9 +44,9 @@ enum ES256 {
 
     /// Verifies a JWS signature over `message` (the token's `header.payload`) with the certificate's
     /// checked key; the one ES256 check every token the service accepts has passed.
-    static func verify(signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate)
-        throws(JWSError)
-    {
+    static func verify(
+        signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate
+    ) throws(JWSError) {
         guard let key = certificate.publicKey else {
             throw JWSError(.unsupportedKey, "the leaf certificate has no usable public key", certificate: .leaf)
         }
@@ -57,9 +57,9 @@ enum ES256 {
     ///
     /// Any other length is refused before OpenSSL sees it: a DER signature or a short r
     /// without its leading zeros is not a JWS signature, whatever it would say re-encoded.
-    static func verify(rawSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer)
-        throws(JWSError)
-    {
+    static func verify(
+        rawSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer
+    ) throws(JWSError) {
         guard rawSignature.count == signatureLength else {
             throw JWSError(
                 .badSignature, "the signature is \(rawSignature.count) bytes; ES256 needs 64 (raw r||s, not DER)")
@@ -70,9 +70,9 @@ enum ES256 {
     /// Verifies a DER ECDSA-Sig-Value with `key` (an EVP_PKEY) by EVP_DigestVerify.
     ///
     /// OpenSSL refuses BER and trailing bytes itself (it re-encodes what it parsed and compares).
-    static func verify(derSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer)
-        throws(JWSError)
-    {
+    static func verify(
+        derSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer
+    ) throws(JWSError) {
         guard let context = EVP_MD_CTX_new() else {
             throw JWSError(.cryptoFailure, "EVP_MD_CTX_new failed: \(OpenSSLErrorQueue.drain())")
         }
@@ -92,8 +92,8 @@ enum ES256 {
             return
         case 0:
             _ = OpenSSLErrorQueue.drain()
-            throw JWSError(.badSignature,
-                           "the ES256 signature does not verify over header.payload with the signing key")
+            throw JWSError(
+                .badSignature, "the ES256 signature does not verify over header.payload with the signing key")
         default:
             // Negative: OpenSSL could not read the signature (not one DER ECDSA-Sig-Value).
             throw JWSError(.badSignature, "the ES256 signature does not parse: \(OpenSSLErrorQueue.drain())")

@@ -1,6 +1,7 @@
 import Foundation
-@testable import JWS
 import Testing
+
+@testable import JWS
 
 /// Google's Wycheproof ECDSA P-256/SHA-256 vectors through the functions the service verifies
 /// ES256 with: the IEEE P1363 file through ``ES256/verify(rawSignature:over:key:)`` (the path a
