@@ -117,6 +117,8 @@ let package = Package(
         .executableTarget(name: "entitlementd-bench",
                           dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "ServiceRuntime"],
                           path: "Benchmarks/entitlementd-bench"),
+        // ES256 JWS verifications per second on one thread over real Apple tokens; prints figures.
+        .executableTarget(name: "jws-bench", dependencies: ["JWS"], path: "Benchmarks/jws-bench"),
         // CheckEntitlement load generator (many users, uniform or Zipf) for Benchmarks/; prints figures.
         .executableTarget(name: "entitlementd-load",
                           dependencies: ["HTTP2", "HTTPCore", "EntitlementAPI", "ProtobufWire", "CLinux",
@@ -139,7 +141,8 @@ let package = Package(
             name: "AppStoreSimulatorTests",
             dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements", "HTTPCore", "SeededRandom"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements", "SeededRandom"]),
-        .testTarget(name: "JWSTests", dependencies: ["JWS", "SeededRandom"]),
+        // Wycheproof/: Google's ECDSA P-256 vectors (test data, Apache-2.0, its LICENSE beside them).
+        .testTarget(name: "JWSTests", dependencies: ["JWS", "SeededRandom"], resources: [.copy("Wycheproof")]),
         .testTarget(name: "AppStoreServerAPITests", dependencies: ["AppStoreServerAPI", "Entitlements", "JWS"]),
         // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLDatabase", "ServiceRuntime"]),

@@ -1,6 +1,10 @@
 // OpenSSL libcrypto 3.0. Macros that do not import are wrapped as static inline helpers.
 #ifndef COPENSSL_SHIM_H
 #define COPENSSL_SHIM_H
+// Hides every API OpenSSL 3.0 deprecated (EC_KEY_*, ECDSA_do_*, the low-level EC_GROUP and
+// EC_POINT helpers, HMAC_CTX...), so Swift cannot call one: keys go through EVP_PKEY and
+// signatures through EVP_DigestSign/EVP_DigestVerify (openssl_user_macros(7)).
+#define OPENSSL_NO_DEPRECATED
 #include <openssl/evp.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
@@ -48,18 +52,4 @@ static inline const ASN1_STRING *copenssl_ASN1_TYPE_string(const ASN1_TYPE *t) {
     default: return t->value.asn1_string;
     }
 }
-// EC_GROUP_precompute_mult is deprecated since 3.0 without a replacement, yet it is the only way
-// to give a point other than the standard generator a fixed-base table (JWS's ES256KeyTable).
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wdeprecated-declarations"
-static inline int copenssl_EC_GROUP_precompute_mult(EC_GROUP *group, BN_CTX *ctx) {
-    return EC_GROUP_precompute_mult(group, ctx);
-}
-// Deprecated since 3.0 too (points are meant to be read affine), but the affine x costs a field
-// inversion that ES256KeyTable's check x ≡ r (mod n) can do without: it compares X with r·Z².
-static inline int copenssl_EC_POINT_get_Jprojective_coordinates(const EC_GROUP *group, const EC_POINT *p,
-                                                                 BIGNUM *x, BIGNUM *y, BIGNUM *z, BN_CTX *ctx) {
-    return EC_POINT_get_Jprojective_coordinates_GFp(group, p, x, y, z, ctx);
-}
-#pragma clang diagnostic pop
 #endif

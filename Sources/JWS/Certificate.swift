@@ -57,7 +57,11 @@ final class Certificate: @unchecked Sendable {
     var subject: String {
         guard let bio = BIO_new(BIO_s_mem()) else { return "?" }
         defer { BIO_free(bio) }
-        X509_NAME_print_ex(bio, X509_get_subject_name(x509), 0, copenssl_XN_FLAG_RFC2253() & ~UInt(XN_FLAG_DN_REV))
+        let flags = copenssl_XN_FLAG_RFC2253() & ~UInt(XN_FLAG_DN_REV)
+        guard X509_NAME_print_ex(bio, X509_get_subject_name(x509), 0, flags) >= 0 else {
+            _ = OpenSSLErrorQueue.drain()
+            return "?"
+        }
         var data: UnsafeMutablePointer<CChar>?
         let length = copenssl_BIO_get_mem_data(bio, &data)
         guard let data, length > 0 else { return "" }

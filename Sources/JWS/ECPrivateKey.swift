@@ -49,9 +49,9 @@ final class ECPrivateKey: @unchecked Sendable {
             ECDSA_SIG_get0(signature, &r, &s)
             var out = [UInt8](repeating: 0, count: ES256.signatureLength)
             let written = out.withUnsafeMutableBufferPointer { out in
-                BN_bn2binpad(r, out.baseAddress, 32) + BN_bn2binpad(s, out.baseAddress! + 32, 32)
+                (BN_bn2binpad(r, out.baseAddress, 32), BN_bn2binpad(s, out.baseAddress! + 32, 32))
             }
-            return written == ES256.signatureLength ? out : nil
+            return written == (32, 32) ? out : nil
         }
         guard let raw else {
             throw JWSError(

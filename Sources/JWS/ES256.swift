@@ -1,53 +1,78 @@
 internal import COpenSSL
 
-/// ECDSA P-256 with SHA-256 as JWS uses it (RFC 7518 section 3.4).
+/// ECDSA P-256 with SHA-256 as JWS uses it (RFC 7518 section 3.4), checked by OpenSSL alone.
 ///
-/// JWS carries the signature as the raw 32-byte big-endian r and s concatenated; OpenSSL's
-/// EVP verify wants the DER ECDSA-Sig-Value, so the pair is re-encoded. Uses the EVP API, which
-/// takes the shared, immutable EVP_PKEY without touching it, so one key serves many threads.
+/// JWS carries the signature as IEEE P1363 raw r||s (32 bytes each, big-endian); OpenSSL's EVP
+/// verify wants the DER ECDSA-Sig-Value, so OpenSSL's own ECDSA_SIG re-encodes the pair. Hashing,
+/// the range checks on r and s and the curve arithmetic are all EVP_DigestVerify's: a
+/// verification is only as good as its least-reviewed step, and none of the steps is ours
+/// (Wycheproof's vectors run through these functions, `WycheproofECDSATests`).
+///
+/// EVP_DigestVerifyInit only reads the EVP_PKEY, so one key (a cached leaf's) serves every
+/// thread; each call makes its own EVP_MD_CTX.
 enum ES256 {
     static let signatureLength = 64
 
     /// Throws unless the certificate's key is an EC key on P-256 (prime256v1).
     static func checkKey(of certificate: Certificate) throws(JWSError) {
-        guard let key = certificate.publicKey, EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else {
-            throw JWSError(
-                .unsupportedKey, "the leaf certificate's key is not an EC key; ES256 needs P-256", certificate: .leaf)
+        guard let key = certificate.publicKey else {
+            throw JWSError(.unsupportedKey, "the leaf certificate has no usable public key", certificate: .leaf)
+        }
+        try checkKey(key, certificate: .leaf)
+    }
+
+    /// Throws unless `key` (an EVP_PKEY) is an EC key on P-256 (prime256v1).
+    static func checkKey(_ key: OpaquePointer, certificate position: JWSError.CertificatePosition?) throws(JWSError) {
+        let owner = position.map { "the \($0) certificate's key" } ?? "the key"
+        guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else {
+            throw JWSError(.unsupportedKey, "\(owner) is not an EC key; ES256 needs P-256", certificate: position)
         }
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
         guard EVP_PKEY_get_group_name(key, &name, name.count, &length) == 1 else {
             _ = OpenSSLErrorQueue.drain()
             throw JWSError(
-                .unsupportedKey, "the leaf certificate's EC key has no named curve; ES256 needs P-256",
-                certificate: .leaf)
+                .unsupportedKey, "\(owner) is on no named curve; ES256 needs P-256", certificate: position)
         }
         let curve = String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard curve == "prime256v1" else {
             throw JWSError(
-                .unsupportedKey, "the leaf certificate's key is on curve \(curve); ES256 needs P-256 (prime256v1)",
-                certificate: .leaf)
+                .unsupportedKey, "\(owner) is on curve \(curve); ES256 needs P-256 (prime256v1)",
+                certificate: position)
         }
     }
 
-    /// Verifies a raw r||s signature over `message` with the certificate's (checked) key, through
-    /// the key's ``ES256KeyTable`` when `slot` has one, else through EVP.
+    /// Verifies a JWS signature over `message` (the token's `header.payload`) with the certificate's
+    /// checked key; the one ES256 check every token the service accepts has passed.
     static func verify(
-        signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate,
-        slot: ES256KeyTableSlot? = nil, prefix: SHA256Prefix? = nil
+        signature: [UInt8], over message: ArraySlice<UInt8>, by certificate: Certificate
     ) throws(JWSError) {
-        guard signature.count == signatureLength else {
-            throw JWSError(
-                .badSignature, "the signature is \(signature.count) bytes; ES256 needs 64 (raw r||s, not DER)")
-        }
         guard let key = certificate.publicKey else {
             throw JWSError(.unsupportedKey, "the leaf certificate has no usable public key", certificate: .leaf)
         }
-        if let table = slot?.table(for: key) {
-            guard verify(signature: signature, over: message, with: table, prefix: prefix) else { throw badSignature }
-            return
+        try verify(rawSignature: signature, over: message, key: key)
+    }
+
+    /// Verifies an IEEE P1363 signature (raw r||s, exactly 64 bytes) with `key` (an EVP_PKEY).
+    ///
+    /// Any other length is refused before OpenSSL sees it: a DER signature or a short r
+    /// without its leading zeros is not a JWS signature, whatever it would say re-encoded.
+    static func verify(
+        rawSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer
+    ) throws(JWSError) {
+        guard rawSignature.count == signatureLength else {
+            throw JWSError(
+                .badSignature, "the signature is \(rawSignature.count) bytes; ES256 needs 64 (raw r||s, not DER)")
         }
-        let der = try derSignature(signature)
+        try verify(derSignature: try derSignature(rawSignature), over: message, key: key)
+    }
+
+    /// Verifies a DER ECDSA-Sig-Value with `key` (an EVP_PKEY) by EVP_DigestVerify.
+    ///
+    /// OpenSSL refuses BER and trailing bytes itself (it re-encodes what it parsed and compares).
+    static func verify(
+        derSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer
+    ) throws(JWSError) {
         guard let context = EVP_MD_CTX_new() else {
             throw JWSError(.cryptoFailure, "EVP_MD_CTX_new failed: \(OpenSSLErrorQueue.drain())")
         }
@@ -55,44 +80,31 @@ enum ES256 {
         guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else {
             throw JWSError(.cryptoFailure, "EVP_DigestVerifyInit failed: \(OpenSSLErrorQueue.drain())")
         }
-        let result = der.withUnsafeBufferPointer { sig in
+        let result = derSignature.withUnsafeBufferPointer { signature in
             message.withUnsafeBufferPointer { data in
-                EVP_DigestVerify(context, sig.baseAddress, sig.count, data.baseAddress, data.count)
+                // An empty message still needs a pointer; zero bytes are read from it.
+                let bytes = data.baseAddress ?? UnsafePointer(bitPattern: 1)
+                return EVP_DigestVerify(context, signature.baseAddress, signature.count, bytes, data.count)
             }
         }
-        guard result == 1 else {
+        switch result {
+        case 1:
+            return
+        case 0:
             _ = OpenSSLErrorQueue.drain()
-            throw badSignature
+            throw JWSError(
+                .badSignature, "the ES256 signature does not verify over header.payload with the signing key")
+        default:
+            // Negative: OpenSSL could not read the signature (not one DER ECDSA-Sig-Value).
+            throw JWSError(.badSignature, "the ES256 signature does not parse: \(OpenSSLErrorQueue.drain())")
         }
     }
 
-    private static var badSignature: JWSError {
-        JWSError(.badSignature,
-                 "the ES256 signature does not verify over header.payload with the leaf certificate's key")
-    }
-
-    /// SHA-256 of `message` into a stack buffer (continuing from `prefix` when the message
-    /// starts with it), then the table's ECDSA check.
-    static func verify(
-        signature: [UInt8], over message: ArraySlice<UInt8>, with table: ES256KeyTable, prefix: SHA256Prefix? = nil
-    ) -> Bool {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
-            var length: UInt32 = 32
-            let hashed = prefix?.digest(of: message, into: digest) == true || message.withUnsafeBytes { data in
-                EVP_Digest(data.baseAddress, data.count, digest.baseAddress, &length, EVP_sha256(), nil) == 1
-            }
-            guard hashed, length == 32 else {
-                _ = OpenSSLErrorQueue.drain()
-                return false
-            }
-            return signature.withUnsafeBytes { raw in
-                table.verify(digest: UnsafeRawBufferPointer(digest), signature: raw)
-            }
-        }
-    }
-
-    /// Re-encodes raw r||s as a DER ECDSA-Sig-Value.
+    /// Re-encodes raw r||s (64 bytes) as a DER ECDSA-Sig-Value.
     static func derSignature(_ raw: [UInt8]) throws(JWSError) -> [UInt8] {
+        guard raw.count == signatureLength else {
+            throw JWSError(.badSignature, "the signature is \(raw.count) bytes; raw r||s is 64")
+        }
         let encoded: [UInt8]? = raw.withUnsafeBufferPointer { bytes in
             guard let base = bytes.baseAddress, let sig = ECDSA_SIG_new() else { return nil }
             defer { ECDSA_SIG_free(sig) }
@@ -101,6 +113,7 @@ enum ES256 {
                 BN_free(r)
                 return nil
             }
+            // On success the signature owns r and s; on failure they are still ours.
             guard ECDSA_SIG_set0(sig, r, s) == 1 else {
                 BN_free(r)
                 BN_free(s)

@@ -15,24 +15,12 @@
 public struct JWSVerifier: Sendable {
     public let trustedRoots: TrustedRoots
     private let cache: VerifiedChainCache?
-    private let keyTableAfter: Int
 
-    /// - Parameters:
-    ///   - chainCacheCapacity: how many verified chains to remember (0 disables the cache; a
-    ///     handful is plenty, Apple uses few leaves at a time).
-    ///   - keyTableAfterUses: after how many signatures by a cached chain's leaf its key gets an
-    ///     ``ES256KeyTable`` (~20 ms once, then each signature verifies in about half the time).
-    public init(trustedRoots: TrustedRoots = .appleRootCAG3, chainCacheCapacity: Int = 16,
-                keyTableAfterUses: Int = 256) {
+    /// - Parameter chainCacheCapacity: how many verified chains to remember (0 disables the
+    ///   cache; a handful is plenty, Apple uses few leaves at a time).
+    public init(trustedRoots: TrustedRoots = .appleRootCAG3, chainCacheCapacity: Int = 16) {
         self.trustedRoots = trustedRoots
         cache = chainCacheCapacity > 0 ? VerifiedChainCache(capacity: chainCacheCapacity) : nil
-        keyTableAfter = max(1, keyTableAfterUses)
-    }
-
-    /// Whether the cached chain of `compact`'s leaf has built its key table (for tests).
-    public func hasKeyTable(for compact: String) -> Bool {
-        guard let (_, known) = try? split(compact), let known else { return false }
-        return known.chain.keyTable.isBuilt
     }
 
     /// How many verified chains and header texts the cache holds (both 0 without a cache); for
@@ -80,8 +68,7 @@ public struct JWSVerifier: Sendable {
             // bytes; what depends on the token is left, in the order of the full path below.
             let signature = try jws.signature()
             try known.chain.checkValidity(at: unixMs)
-            try ES256.verify(signature: signature, over: jws.signingInput, by: known.chain.leaf,
-                             slot: known.chain.keyTable, prefix: known.digestPrefix)
+            try ES256.verify(signature: signature, over: jws.signingInput, by: known.chain.leaf)
             return VerifiedJWS(algorithm: JOSEHeader.requiredAlgorithm, header: known.header, payload: jws.payload,
                                signingCertificate: known.chain.leaf.der)
         }
@@ -95,10 +82,8 @@ public struct JWSVerifier: Sendable {
                 certificate: .root)
         }
         let chain = try verifiedChain(leaf: certificates[0], intermediate: certificates[1], anchor: anchor, at: unixMs)
-        cache?.insert(VerifiedChainCache.KnownHeader(header: jws.header, chain: chain,
-                                                     digestPrefix: SHA256Prefix(jws.headerText)),
-                      for: jws.headerText)
-        try ES256.verify(signature: signature, over: jws.signingInput, by: chain.leaf, slot: chain.keyTable)
+        cache?.insert(VerifiedChainCache.KnownHeader(header: jws.header, chain: chain), for: jws.headerText)
+        try ES256.verify(signature: signature, over: jws.signingInput, by: chain.leaf)
         return VerifiedJWS(algorithm: header.algorithm, header: jws.header, payload: jws.payload,
                            signingCertificate: chain.leaf.der)
     }
@@ -126,8 +111,7 @@ public struct JWSVerifier: Sendable {
             try chain.checkValidity(at: unixMs)
             return chain
         }
-        let chain = try VerifiedChain(leafDER: leaf, intermediateDER: intermediate, anchor: anchor, at: unixMs,
-                                      keyTableAfter: keyTableAfter)
+        let chain = try VerifiedChain(leafDER: leaf, intermediateDER: intermediate, anchor: anchor, at: unixMs)
         cache.insert(chain, for: key)
         return chain
     }

@@ -25,7 +25,9 @@ extension SigningAuthority {
             throw JWSError(.cryptoFailure, "sk_X509_new_null failed: \(OpenSSLErrorQueue.drain())")
         }
         defer { copenssl_sk_X509_free(extra) }
-        _ = copenssl_sk_X509_push(extra, intermediate)
+        guard copenssl_sk_X509_push(extra, intermediate) > 0 else {
+            throw JWSError(.cryptoFailure, "sk_X509_push failed: \(OpenSSLErrorQueue.drain())")
+        }
         let signed: UnsafeMutablePointer<PKCS7>? = content.withUnsafeBytes { bytes in
             guard let data = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
             defer { BIO_free(data) }

@@ -10,8 +10,6 @@ struct VerifiedChain: Sendable {
     let leaf: Certificate
     let intermediate: Certificate
     let anchor: TrustAnchor
-    /// The leaf key's fixed-base table, built once the chain has been used enough to pay for it.
-    let keyTable: ES256KeyTableSlot
 
     /// Marks a certificate authority that issues App Store signing certificates.
     static let intermediateExtensionOID = "1.2.840.113635.100.6.2.1"
@@ -20,15 +18,10 @@ struct VerifiedChain: Sendable {
     static let leafExtensionOID = "1.2.840.113635.100.6.11.1"
 
     /// Verifies the chain at `unixMs`, cheapest and most specific checks first.
-    ///
-    /// - Parameter keyTableAfter: the signature by the leaf that builds its ``ES256KeyTable``
-    ///   (`Int.max` for a chain that is not kept).
-    init(leafDER: [UInt8], intermediateDER: [UInt8], anchor: TrustAnchor, at unixMs: Int64,
-         keyTableAfter: Int = .max) throws(JWSError) {
+    init(leafDER: [UInt8], intermediateDER: [UInt8], anchor: TrustAnchor, at unixMs: Int64) throws(JWSError) {
         leaf = try Certificate(der: leafDER, position: .leaf)
         intermediate = try Certificate(der: intermediateDER, position: .intermediate)
         self.anchor = anchor
-        keyTable = ES256KeyTableSlot(threshold: keyTableAfter)
         try checkValidity(at: unixMs)
         try verifyWithOpenSSL(at: unixMs)
         guard intermediate.hasExtension(oid: Self.intermediateExtensionOID) else {

@@ -16,6 +16,8 @@ import Synchronization
 /// is a property of its bytes. So a header text seen before skips even the base64 and JSON
 /// decoding of its ~5 KB, which was most of the remaining per-token work besides ES256.
 ///
+/// Nothing a token brings itself is remembered: each one still gets the validity of all three
+/// certificates at its own time and its own ES256 signature over its whole `header.payload`.
 /// Only headers and chains that passed those checks enter, so an attacker cannot fill the cache;
 /// the bound only guards against Apple rotating through many leaves in one process.
 final class VerifiedChainCache: Sendable {
@@ -55,12 +57,10 @@ final class VerifiedChainCache: Sendable {
         }
     }
 
-    /// A header that passed every header and chain check: its decoded JSON, its chain, and
-    /// SHA-256 over its text's whole blocks (every token with this header starts with them).
+    /// A header that passed every header and chain check: its decoded JSON and its chain.
     struct KnownHeader: Sendable {
         let header: [UInt8]
         let chain: VerifiedChain
-        let digestPrefix: SHA256Prefix?
     }
 
     private let capacity: Int

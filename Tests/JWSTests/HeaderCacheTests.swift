@@ -13,14 +13,12 @@ final class HeaderCacheTests: XCTestCase {
 
     override func setUpWithError() throws {
         pki = try PKIFixture.shared.get()
-        // The leaf key's table from the first signature: every refusal below goes through it.
-        verifier = JWSVerifier(trustedRoots: pki.trustedRoots, keyTableAfterUses: 1)
+        verifier = JWSVerifier(trustedRoots: pki.trustedRoots)
         uncached = JWSVerifier(trustedRoots: pki.trustedRoots, chainCacheCapacity: 0)
         good = try PKIFixture.token(chain: pki.chain, signer: pki.leaf)
         XCTAssertNoThrow(try verifier.verify(good, at: PKIFixture.nowMs))
         XCTAssertEqual(verifier.cachedEntries.headers, 1)
         XCTAssertEqual(verifier.cachedEntries.chains, 1)
-        XCTAssertTrue(verifier.hasKeyTable(for: good))
     }
 
     /// Asserts both verifiers refuse `compact` at `time` with `code`.

@@ -2,12 +2,12 @@ import Foundation
 import JWS
 import XCTest
 
-/// A cached leaf key's fixed-base table (ES256KeyTable) decides exactly as EVP_DigestVerify:
-/// every token below gets the same verdict from a verifier that uses the table from the first
-/// signature and from one without a cache (always EVP).
-final class KeyTableTests: XCTestCase {
+/// A token whose header and chain the cache remembers still has its own signature checked:
+/// every token below gets the same verdict from a verifier that has cached its header (from
+/// the first token) and from one without a cache.
+final class CachedSignatureTests: XCTestCase {
     private var pki: PKIFixture!
-    private var tabled: JWSVerifier!
+    private var cached: JWSVerifier!
     private var uncached: JWSVerifier!
     private var signer: ES256SigningKey!
     private var header: [UInt8]!
@@ -17,15 +17,15 @@ final class KeyTableTests: XCTestCase {
 
     override func setUpWithError() throws {
         pki = try PKIFixture.shared.get()
-        tabled = JWSVerifier(trustedRoots: pki.trustedRoots, keyTableAfterUses: 1)
+        cached = JWSVerifier(trustedRoots: pki.trustedRoots)
         uncached = JWSVerifier(trustedRoots: pki.trustedRoots, chainCacheCapacity: 0)
         signer = try ES256SigningKey(pkcs8PEM: Array(pki.leaf.keyPEM.utf8))
         header = try JSONSerialization.data(
             withJSONObject: ["alg": "ES256", "x5c": pki.chain.map { Data($0).base64EncodedString() }],
             options: [.sortedKeys]).map { $0 }
         let first = try token(payload: "first")
-        XCTAssertNoThrow(try tabled.verify(first, at: PKIFixture.nowMs))
-        XCTAssertTrue(tabled.hasKeyTable(for: first), "the table is built at the first signature")
+        XCTAssertNoThrow(try cached.verify(first, at: PKIFixture.nowMs))
+        XCTAssertEqual(cached.cachedEntries.headers, 1)
     }
 
     private func token(payload: String) throws -> String {
@@ -33,7 +33,7 @@ final class KeyTableTests: XCTestCase {
     }
 
     /// Both verifiers' verdicts on `compact`: nil for accepted, else the error code.
-    private func verdicts(_ compact: String) -> (tabled: JWSError.Code?, evp: JWSError.Code?) {
+    private func verdicts(_ compact: String) -> (cached: JWSError.Code?, uncached: JWSError.Code?) {
         func verdict(_ verifier: JWSVerifier) -> JWSError.Code? {
             do {
                 _ = try verifier.verify(compact, at: PKIFixture.nowMs)
@@ -42,7 +42,7 @@ final class KeyTableTests: XCTestCase {
                 return error.code
             }
         }
-        return (verdict(tabled), verdict(uncached))
+        return (verdict(cached), verdict(uncached))
     }
 
     /// `compact` with its signature part replaced by raw `signature`.
@@ -58,30 +58,31 @@ final class KeyTableTests: XCTestCase {
         return [UInt8](Data(base64Encoded: text)!)
     }
 
-    func testValidSignaturesAndBitFlipsGetTheSameVerdictAsEVP() throws {
-        var generator = SeededGenerator(for: "KeyTableTests.testValidSignaturesAndBitFlipsGetTheSameVerdictAsEVP")
+    func testValidSignaturesAndBitFlipsGetTheSameVerdictWithAndWithoutTheCache() throws {
+        var generator = SeededGenerator(
+            for: "CachedSignatureTests.testValidSignaturesAndBitFlipsGetTheSameVerdictWithAndWithoutTheCache")
         for index in 0..<40 {
             let good = try token(payload: "message \(index) \(UInt64.random(in: 0...UInt64.max, using: &generator))")
             let verdict = verdicts(good)
-            XCTAssertNil(verdict.tabled, "valid token \(index)")
-            XCTAssertNil(verdict.evp, "valid token \(index)")
+            XCTAssertNil(verdict.cached, "valid token \(index)")
+            XCTAssertNil(verdict.uncached, "valid token \(index)")
             var flipped = raw(good)
             let bit = Int.random(in: 0..<512, using: &generator)
             flipped[bit / 8] ^= 1 << (bit % 8)
             let tampered = verdicts(resigned(good, flipped))
-            XCTAssertEqual(tampered.tabled, .badSignature, "bit \(bit) of token \(index)")
-            XCTAssertEqual(tampered.evp, .badSignature, "bit \(bit) of token \(index)")
+            XCTAssertEqual(tampered.cached, .badSignature, "bit \(bit) of token \(index)")
+            XCTAssertEqual(tampered.uncached, .badSignature, "bit \(bit) of token \(index)")
             // The same signature over another payload.
             let parts = good.split(separator: ".")
             let otherPayload = PKIFixture.base64URL(Array(#"{"message":"forged \#(index)"}"#.utf8))
             let moved = verdicts(parts[0] + "." + otherPayload + "." + parts[2])
-            XCTAssertEqual(moved.tabled, .badSignature)
-            XCTAssertEqual(moved.evp, .badSignature)
+            XCTAssertEqual(moved.cached, .badSignature)
+            XCTAssertEqual(moved.uncached, .badSignature)
         }
-        XCTAssertTrue(tabled.hasKeyTable(for: try token(payload: "last")))
+        XCTAssertEqual(cached.cachedEntries.headers, 1, "every token above shares the cached header")
     }
 
-    func testOutOfRangeAndMalleatedScalarsGetTheSameVerdictAsEVP() throws {
+    func testOutOfRangeMalleatedAndMisSizedSignaturesGetTheSameVerdictWithAndWithoutTheCache() throws {
         let good = try token(payload: "scalars")
         let signature = raw(good)
         let r = Array(signature[..<32]), s = Array(signature[32...])
@@ -94,36 +95,28 @@ final class KeyTableTests: XCTestCase {
             ("r + n (mod 2^256)", Self.add(r, Self.order) + s, .badSignature),
             ("s + n (mod 2^256)", r + Self.add(s, Self.order), .badSignature),
             ("all ones", [UInt8](repeating: 0xFF, count: 64), .badSignature),
-            // r + n < p, so the table's x check also tries x = r + n.
             ("r = 1", zero.dropLast() + [1] + s, .badSignature),
             ("r and s swapped", s + r, .badSignature),
-            // ECDSA's own malleability: (r, n - s) verifies too, in OpenSSL and here alike.
+            // ECDSA's own malleability: (r, n - s) verifies too; JWS does not forbid it.
             ("s = n - s", r + Self.subtract(Self.order, s), nil),
+            // Only exactly 64 bytes are raw r||s: a leading zero or a dropped byte is refused.
+            ("65 bytes", [0] + signature, .badSignature),
+            ("63 bytes", Array(signature.dropLast()), .badSignature),
+            ("empty r and s", [], .malformed),
         ]
         for (name, bytes, expected) in cases {
             let verdict = verdicts(resigned(good, bytes))
-            XCTAssertEqual(verdict.tabled, expected, name)
-            XCTAssertEqual(verdict.evp, expected, name)
+            XCTAssertEqual(verdict.cached, expected, name)
+            XCTAssertEqual(verdict.uncached, expected, name)
         }
     }
 
-    func testAnotherKeysSignatureOverTheTabledHeaderIsRefused() throws {
+    func testAnotherKeysSignatureOverTheCachedHeaderIsRefused() throws {
         let other = try ES256SigningKey(pkcs8PEM: Array(pki.leafWithoutOID.keyPEM.utf8))
         let forged = try other.signCompact(header: header, payload: Array(#"{"message":"forged"}"#.utf8))
         let verdict = verdicts(forged)
-        XCTAssertEqual(verdict.tabled, .badSignature)
-        XCTAssertEqual(verdict.evp, .badSignature)
-    }
-
-    func testTheTableIsBuiltAtTheThresholdUseOnly() throws {
-        let verifier = JWSVerifier(trustedRoots: pki.trustedRoots, keyTableAfterUses: 3)
-        let good = try token(payload: "threshold")
-        for use in 1...3 {
-            XCTAssertFalse(verifier.hasKeyTable(for: good), "before use \(use)")
-            XCTAssertNoThrow(try verifier.verify(good, at: PKIFixture.nowMs))
-        }
-        XCTAssertTrue(verifier.hasKeyTable(for: good))
-        XCTAssertFalse(uncached.hasKeyTable(for: good), "a verifier without a cache keeps no tables")
+        XCTAssertEqual(verdict.cached, .badSignature)
+        XCTAssertEqual(verdict.uncached, .badSignature)
     }
 
     private static func hex(_ text: String) -> [UInt8] {
