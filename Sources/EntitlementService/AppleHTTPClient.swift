@@ -52,18 +52,9 @@ public struct AppleTransportError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(reason): \(detail)" }
 
-    /// The HTTP client's failure kinds in plain words: the same words URLSession's codes
-    /// mapped to before, so callers' messages did not change with the client.
+    /// The HTTP client's failure kinds in plain words (the client's one table, shared with the
+    /// webhooks and the command-line tools).
     static func reason(for kind: HTTPClientError.Kind) -> String {
-        switch kind {
-        case .connectionRefused: return "connection refused"
-        case .timedOut: return "timed out"
-        case .hostNotResolved: return "host name not resolved"
-        case .connectionLost: return "connection lost"
-        case .tlsFailed: return "TLS handshake failed"
-        case .malformedResponse: return "malformed HTTP response"
-        case .responseTooLarge: return "response too large"
-        case .other(let code): return "network error \(code)"
-        }
+        kind.summary
     }
 }

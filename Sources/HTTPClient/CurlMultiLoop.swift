@@ -147,8 +147,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             curl_easy_reset(easy)
             if idleHandles.count < maxIdleHandles { idleHandles.append(easy) } else { curl_easy_cleanup(easy) }
         }
-        transfer.continuation?.resume(with: result)
-        transfer.continuation = nil
+        transfer.completion?(result)
+        transfer.completion = nil
     }
 
     private func shutDown() {
@@ -167,7 +167,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 }
 
 /// curl_global_init once per process, before the first handle (Swift runs a global's
-/// initializer once, thread-safely). FoundationNetworking calls it too; libcurl counts calls.
+/// initializer once, thread-safely). libcurl counts calls, so another user in the process is safe.
 private let curlGlobalInit: Void = {
     let code = ccurl_global_init()
     precondition(code == CURLE_OK, "curl_global_init failed: \(String(cString: curl_easy_strerror(code)))")

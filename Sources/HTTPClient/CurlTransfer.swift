@@ -10,8 +10,9 @@ final class CurlTransfer: @unchecked Sendable {
     let request: HTTPClientRequest
     let timeout: Duration
     let maxResponseBytes: Int
-    /// Resumed exactly once by the loop thread; nil afterwards.
-    var continuation: CheckedContinuation<HTTPClientResponse, any Error>?
+    /// Called exactly once, by the loop thread, with the outcome; nil afterwards. A closure
+    /// rather than a continuation so a blocking caller (a command-line tool) can wait on it too.
+    var completion: ((Result<HTTPClientResponse, any Error>) -> Void)?
     /// Set when the awaiting task was cancelled before the loop thread started the transfer.
     var cancelledBeforeStart = false
     /// The easy handle while the transfer runs; the loop returns it to its pool afterwards.
@@ -44,6 +45,9 @@ final class CurlTransfer: @unchecked Sendable {
         try check(ccurl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "PROTOCOLS")
         try check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), "SSL_VERIFYPEER")
         try check(ccurl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "SSL_VERIFYHOST")
+        // A redirect is answered as the 3xx it is: a body carrying a shared secret or a signature
+        // must never go to a host the caller did not name (libcurl's default, made explicit).
+        try check(ccurl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "FOLLOWLOCATION")
         try check(ccurl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1), "TCP_KEEPALIVE")
         // The whole exchange, connect included: the caller's budget for this attempt.
         let milliseconds = max(1, Int(timeout.components.seconds) * 1000
@@ -75,7 +79,8 @@ final class CurlTransfer: @unchecked Sendable {
             if request.method != "POST" {
                 try check(ccurl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, request.method), "CUSTOMREQUEST")
             }
-            guard let body = request.body else { return }
+            // A POST without a body is still a POST (Content-Length: 0), not libcurl's GET.
+            guard let body = request.body ?? (request.method == "POST" ? [] : nil) else { return }
             try check(ccurl_easy_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)),
                       "POSTFIELDSIZE")
             // COPYPOSTFIELDS copies now, so the bytes need not outlive this call.

@@ -52,3 +52,24 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension HTTPClientError.Kind {
+    /// The kind in a few plain words, for messages a caller or an operator reads ("connection
+    /// refused"); libcurl's own text stays in ``HTTPClientError/detail`` for the log.
+    ///
+    /// One table for every user of the client, so the status of a webhook endpoint, a failed
+    /// call to Apple and a command-line tool that cannot reach its server say the same thing.
+    /// The words are the ones URLSession's codes were mapped to before this client replaced it.
+    public var summary: String {
+        switch self {
+        case .connectionRefused: "connection refused"
+        case .timedOut: "timed out"
+        case .hostNotResolved: "host name not resolved"
+        case .connectionLost: "connection lost"
+        case .tlsFailed: "TLS handshake failed"
+        case .malformedResponse: "malformed HTTP response"
+        case .responseTooLarge: "response too large"
+        case .other(let code): "network error \(code)"
+        }
+    }
+}

@@ -62,6 +62,43 @@ struct HTTPClientTests {
         #expect(requests.last?.body == [1, 2, 3])
     }
 
+    @Test func aPostWithoutABodyIsStillAPost() async throws {
+        let peer = try ScriptedPeer { _ in .reply(ScriptedPeer.answer(body: "ok")) }
+        defer { peer.close() }
+        let client = HTTPClient(maxConnectionsPerHost: 1)
+        _ = try await client.send(HTTPClientRequest(method: "POST", url: peer.url), timeout: .seconds(10))
+        let request = try #require(peer.requests.first)
+        #expect(request.head.hasPrefix("POST /verifyReceipt HTTP/1.1\r\n"))
+        #expect(request.head.lowercased().contains("\r\ncontent-length: 0"))
+    }
+
+    @Test func aRedirectIsAnsweredAsItIsNeverFollowed() async throws {
+        let peer = try ScriptedPeer { _ in
+            .reply(ScriptedPeer.answer(status: 307, headers: ["Location: http://127.0.0.1:1/elsewhere"], body: ""))
+        }
+        defer { peer.close() }
+        let response = try await post(HTTPClient(maxConnectionsPerHost: 1), peer.url)
+        #expect(response.status == 307)
+        #expect(peer.requests.count == 1)
+    }
+
+    @Test func aBlockingCallerGetsTheSameAnswerAndTheSameFailures() throws {
+        let peer = try ScriptedPeer { _ in .reply(ScriptedPeer.answer(status: 202, body: "queued")) }
+        defer { peer.close() }
+        let client = HTTPClient(maxConnectionsPerHost: 1)
+        let request = HTTPClientRequest(method: "POST", url: peer.url, headers: [("Authorization", "Bearer t")],
+                                        body: Array("{}".utf8))
+        let response = try client.sendBlocking(request, timeout: .seconds(10))
+        #expect(response.status == 202 && response.body == Array("queued".utf8))
+        #expect(peer.requests.first?.head.contains("\r\nAuthorization: Bearer t") == true)
+
+        let closed = try ScriptedPeer { _ in .close }
+        let refused = HTTPClientRequest(method: "GET", url: closed.url)
+        closed.close()
+        let error = #expect(throws: HTTPClientError.self) { try client.sendBlocking(refused, timeout: .seconds(10)) }
+        #expect(error?.kind == .connectionRefused)
+    }
+
     @Test func sequentialRequestsReuseOneConnection() async throws {
         let peer = try ScriptedPeer { _ in .reply(ScriptedPeer.answer(body: "{}")) }
         defer { peer.close() }
@@ -161,6 +198,22 @@ struct HTTPClientTests {
     ])
     func curlCodesBecomeKinds(code: Int, osErrno: Int, kind: HTTPClientError.Kind) {
         #expect(HTTPClientError.kind(curlCode: code, osErrno: osErrno) == kind)
+    }
+
+    /// Every user of the client reports a failure in these words (webhook status, Apple's
+    /// UNAVAILABLE message, the tools' "cannot reach").
+    @Test(arguments: [
+        (HTTPClientError.Kind.connectionRefused, "connection refused"),
+        (.timedOut, "timed out"),
+        (.hostNotResolved, "host name not resolved"),
+        (.connectionLost, "connection lost"),
+        (.tlsFailed, "TLS handshake failed"),
+        (.malformedResponse, "malformed HTTP response"),
+        (.responseTooLarge, "response too large"),
+        (.other(code: 1), "network error 1"),
+    ])
+    func kindsHaveOneSummaryEach(kind: HTTPClientError.Kind, summary: String) {
+        #expect(kind.summary == summary)
     }
 }
 
