@@ -74,7 +74,8 @@ let package = Package(
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         // Webhooks: the change log pushed to HTTP endpoints through the durable outbox (issue 12).
-        .target(name: "Webhooks", dependencies: ["EntitlementPorts", "Entitlements", "JWS", "ServiceRuntime"]),
+        .target(name: "Webhooks",
+                dependencies: ["EntitlementPorts", "Entitlements", "JWS", "ServiceRuntime", "HTTPClient"]),
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
                                "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "AppStoreServerAPI", "HTTPClient"]),
@@ -153,10 +154,11 @@ let package = Package(
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements",
                                    "PostgreSQL"]),
-        // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory.
+        // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory; the
+        // libcurl transport against the HTTP server on loopback.
         .testTarget(name: "WebhooksTests",
                     dependencies: ["Webhooks", "EntitlementPorts", "EntitlementMemoryStore", "Entitlements",
-                                   "ServiceRuntime"]),
+                                   "ServiceRuntime", "HTTPServer", "HTTPCore"]),
         // The composition root's edges: metric labels from what the service observed.
         .testTarget(
             name: "EntitlementDaemonTests",

@@ -7,7 +7,7 @@ import RPCCore
 import ServiceRuntime
 import Webhooks
 
-/// Webhooks (issue 12): the dispatcher, its admin operations and its metrics.
+/// Webhooks: the dispatcher, its admin operations and its metrics.
 extension Daemon {
     /// What builds the dispatcher --webhook-url asks for, or nil. Built in ``run()`` once the
     /// store is open; a dispatcher runs once, so each singleton lease term builds a new one.
@@ -18,7 +18,7 @@ extension Daemon {
         return {
             let dispatcher = WebhookDispatcher(
                 configuration: configuration, log: store, outbox: store,
-                transport: URLSessionWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
+                transport: HTTPClientWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
                 logger: logger, cursorText: ChangeCursor.encode, observe: metrics.observe)
             logger.info("webhooks: delivering entitlement changes",
                         [("endpoints", configuration.endpoints.map { WebhookEndpointName.redacted($0.absoluteString) }

@@ -3,7 +3,7 @@ import Foundation
 import ServiceRuntime
 import Synchronization
 
-/// Pushes every entitlement change to the configured endpoints (issue 12's webhooks).
+/// Pushes every entitlement change to the configured endpoints.
 ///
 /// Two loops, both off every request path. The feed loop copies the change log into the
 /// durable outbox (``WebhookOutbox``) from the endpoints' cursors, body frozen, cursor advanced
@@ -105,7 +105,7 @@ public final class WebhookDispatcher: Sendable {
                 }
             }
             await stopped.wait()
-            // Ends the ticker's sleep and the POSTs in flight (URLSession cancels the transfer).
+            // Ends the ticker's sleep and the POSTs in flight (the HTTP client ends their transfers).
             group.cancelAll()
         }
     }
