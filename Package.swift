@@ -82,12 +82,13 @@ let package = Package(
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
         .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime"]),
         .executableTarget(name: "entitlementctl",
-                          dependencies: ["RPCClient", "EntitlementAPI", "HTTPCore", "ServiceRuntime"]),
+                          dependencies: ["RPCClient", "EntitlementAPI", "HTTPCore", "ServiceRuntime", "HTTPClient"]),
         // The App Store simulator: Apple's endpoints and notifications for local testing.
         .target(name: "AppStoreSimulator",
                 dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore", "SeededRandom"]),
         .executableTarget(name: "appstore-sim",
-                          dependencies: ["AppStoreSimulator", "HTTPServer", "HTTPCore", "ServiceRuntime", "JWS"]),
+                          dependencies: ["AppStoreSimulator", "HTTPServer", "HTTPCore", "ServiceRuntime", "JWS",
+                                         "HTTPClient"]),
         // The composition root as a library: flags, wiring, lifecycle. Executables add nothing
         // but the services they link (ExtraService).
         .target(name: "EntitlementDaemon",

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTPClient
 
 /// The subcommands that drive a running simulator through its control API and print its JSON.
 enum ClientCommand {
@@ -135,20 +133,22 @@ enum ClientCommand {
         }
     }
 
+    /// One control API call through the project's HTTP client; prints the answer's body.
     private static func send(_ method: String, _ url: URL, _ body: [String: Any]) async -> Int32 {
-        var request = URLRequest(url: url)
-        request.httpMethod = method
+        var request = HTTPClientRequest(method: method, url: url.absoluteString)
         if method == "POST" {
-            request.httpBody = try? JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.body = (try? JSONSerialization.data(withJSONObject: body)).map { Array($0) }
+            request.headers.append((name: "Content-Type", value: "application/json"))
         }
+        let client = HTTPClient(maxConnectionsPerHost: 1)
         do {
-            let (data, response) = try await URLSession.shared.data(for: request)
-            FileHandle.standardOutput.write(data)
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            return (200..<300).contains(status) ? 0 : 1
+            // Control calls answer at once; the minute only bounds a hung simulator.
+            let response = try await client.send(request, timeout: .seconds(60))
+            FileHandle.standardOutput.write(Data(response.body))
+            return (200..<300).contains(response.status) ? 0 : 1
         } catch {
-            return fail("cannot reach the simulator at \(url.absoluteString): \(error.localizedDescription)")
+            let reason = (error as? HTTPClientError)?.kind.summary ?? "\(error)"
+            return fail("cannot reach the simulator at \(url.absoluteString): \(reason)")
         }
     }
 

@@ -102,7 +102,7 @@ enum ServeCommand {
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
                 throw FlagError("--webhook-url must be an http(s) URL")
             }
-            delivery = WebhookDelivery(poster: URLSessionWebhookPoster(url: url),
+            delivery = WebhookDelivery(poster: HTTPClientWebhookPoster(url: url),
                                        planner: DeliveryPlanner(order: order, duplicateRate: rate), seed: seed,
                                        drop: drop)
         }

@@ -1,15 +1,17 @@
 import Foundation
+import HTTPClient
 import RPCClient
 import ServiceRuntime
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Calls entitlementd's admin endpoints (HTTP, JSON) on --admin, or on --server without it.
+///
+/// Through the service's one HTTP client (libcurl), waited for on the calling thread: the
+/// commands are synchronous, one call or two per run.
 struct AdminClient {
     let base: URL
     let token: String?
     let timeout: Duration
+    private let http = HTTPClient(maxConnectionsPerHost: 1)
 
     init(arguments: CLIArguments, timeout: Duration) throws(FlagError) {
         let address = arguments.global.string("admin") ?? arguments.global.string("server") ?? ""
@@ -28,24 +30,21 @@ struct AdminClient {
         guard let url = URL(string: base.absoluteString + path) else {
             throw AdminCallError(description: "cannot form an admin URL from \(base.absoluteString) and \(path)")
         }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.httpBody = body
-        request.timeoutInterval = Double(timeout.components.seconds) + 1
-        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        if let token, !token.isEmpty { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let answer = Locked<Result<(Int, Data), any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            answer.withLock { $0 = error.map { .failure($0) } ?? .success((status, data ?? Data())) }
-            done.signal()
-        }.resume()
-        done.wait()
-        let (status, data) = try answer.withLock { $0! }.mapError {
-            AdminCallError(description: "cannot reach the admin endpoint at \(base.absoluteString): "
-                           + $0.localizedDescription)
-        }.get()
+        var headers: [(name: String, value: String)] = []
+        if body != nil { headers.append((name: "Content-Type", value: "application/json")) }
+        if let token, !token.isEmpty { headers.append((name: "Authorization", value: "Bearer \(token)")) }
+        let request = HTTPClientRequest(method: method, url: url.absoluteString, headers: headers,
+                                        body: body.map { Array($0) })
+        let response: HTTPClientResponse
+        do {
+            // The whole exchange, connecting included: --timeout with the second of slack the
+            // admin calls have always had.
+            response = try http.sendBlocking(request, timeout: timeout + .seconds(1))
+        } catch {
+            let reason = (error as? HTTPClientError)?.kind.summary ?? "\(error)"
+            throw AdminCallError(description: "cannot reach the admin endpoint at \(base.absoluteString): \(reason)")
+        }
+        let (status, data) = (response.status, Data(response.body))
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard (200..<300).contains(status) else {
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
