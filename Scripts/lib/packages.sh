@@ -2,7 +2,7 @@
 # Scripts/test, so a fresh machine with only the Swift toolchain gets set up by either.
 
 # What every build links against (the C gateways' system libraries; libcurl4-openssl-dev for
-# CCurl, and for the statically linked FoundationNetworking, which links libcurl by name).
+# CCurl, the one outbound HTTP client).
 LINK_PACKAGES=(libnghttp2-dev libsqlite3-dev libssl-dev libhttp-parser-dev libpq-dev libcurl4-openssl-dev pkg-config)
 
 # as_root CMD...: run CMD as root, through sudo when we are not root and sudo exists.
