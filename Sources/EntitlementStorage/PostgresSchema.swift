@@ -303,5 +303,11 @@ enum PostgresSchema {
                 issued_at_ms BIGINT NOT NULL
             );
             """),
+        // As SQLite's migration of the same name (Schema.userFactsOldFormatsMigration): records of
+        // formats 1 and 2 (written here before format 3, or copied from SQLite by migrate-store)
+        // go; their users are read from the tables until their next write.
+        ("user_facts_drop_formats_1_and_2", """
+            DELETE FROM user_facts WHERE substring(facts FROM 1 FOR 1) IN (decode('01', 'hex'), decode('02', 'hex'));
+            """),
     ]
 }

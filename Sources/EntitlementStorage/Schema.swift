@@ -248,5 +248,6 @@ enum Schema {
                 issued_at_ms INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
+        userFactsOldFormatsMigration,
     ])
 }

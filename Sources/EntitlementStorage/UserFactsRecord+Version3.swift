@@ -50,8 +50,32 @@ extension UserFactsRecord {
                 declaredProductType: productType == 0 ? nil : productTypes[Int(productType - 1)]))
         }
         let renewalInfos = try decodeRenewalInfos(
-            &reader, refs: refs, spansFrom: transactions.last?.purchaseDateMs ?? 0)
+            &reader, refs: refs, lastPurchase: transactions.last?.purchaseDateMs ?? 0)
         return UserFacts(transactions: transactions, renewalInfos: renewalInfos)
+    }
+
+    /// Renewal infos: count, then per info flags, the chain's ref, the product's optional ref,
+    /// the signed date as a span from the record's last purchase, the grace period as a span
+    /// from the signed date, the intent.
+    private static func decodeRenewalInfos(
+        _ reader: inout RecordReader, refs: StringRefs, lastPurchase: Int64
+    ) throws(Malformed) -> [String: RenewalInfo] {
+        let renewalCount = try reader.count()
+        var renewalInfos: [String: RenewalInfo] = [:]
+        for _ in 0..<renewalCount {
+            let flags = try reader.varint()
+            let originalTransactionID = try refs.string(&reader)
+            let autoRenewProductID = try refs.optionalString(&reader)
+            let signed = try reader.span() &+ lastPurchase
+            let grace = flags & 4 == 0 ? nil : try reader.span() &+ signed
+            let intent = flags & 8 != 0 ? try reader.signed() : nil
+            renewalInfos[originalTransactionID] = RenewalInfo(
+                originalTransactionID: originalTransactionID, autoRenewStatus: flags & 1 != 0,
+                autoRenewProductID: autoRenewProductID, isInBillingRetryPeriod: flags & 2 != 0,
+                gracePeriodExpiresDateMs: grace, expirationIntent: intent.map { Int(truncatingIfNeeded: $0) },
+                signedDateMs: signed)
+        }
+        return renewalInfos
     }
 
     /// The string table: the numbers, each the one before plus a difference (ascending, all
@@ -105,5 +129,23 @@ enum OwnershipFlag: UInt64 {
         } else {
             self = .other
         }
+    }
+}
+
+/// References into a record's string table: by index, or index + 1 with 0 for nil.
+struct StringRefs {
+    let strings: [String]
+
+    func string(_ reader: inout RecordReader) throws(UserFactsRecord.Malformed) -> String {
+        let index = try reader.varint()
+        guard index < strings.count else { throw UserFactsRecord.Malformed() }
+        return strings[Int(index)]
+    }
+
+    func optionalString(_ reader: inout RecordReader) throws(UserFactsRecord.Malformed) -> String? {
+        let index = try reader.varint()
+        guard index > 0 else { return nil }
+        guard index <= strings.count else { throw UserFactsRecord.Malformed() }
+        return strings[Int(index - 1)]
     }
 }

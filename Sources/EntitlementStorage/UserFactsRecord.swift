@@ -19,8 +19,8 @@ import SQLite
 ///     | renewal infos: count, then per info flags, string refs, dates
 ///
 /// Every string is written once and referenced by index (numbers, then names, in their order;
-/// then the others in first-use order). Version 3 (issue 14 goal 2) shrinks version 2's
-/// records: Apple's numeric ids of one user are close together (a user's transaction and web
+/// then the others in first-use order). Version 3 is smaller than the versions before it:
+/// Apple's numeric ids of one user are close together (a user's transaction and web
 /// order ids come from Apple's counters within months of each other), so sorted differences
 /// take 3-5 bytes instead of 8; a product or group id is its `product_names` row (a byte or two
 /// instead of the id's text in every user's record: the app's few products are stored once,
@@ -32,9 +32,10 @@ import SQLite
 /// info's signed date is a span from the record's last purchase; the two ownership types Apple
 /// sends are flags, not strings; an absent account token costs nothing; product type and
 /// environment share a byte. Differences wrap (`&-`, `&+`), so every Int64 comes back exactly.
-/// Versions 1 and 2 still decode (records stay as written until the user's next write); a
-/// layout change gets a new version, and an unknown version reads as "no record", so an old
-/// binary on a newer file still answers (from the tables).
+/// Only version 3 decodes: migration `user_facts_drop_formats_1_and_2` deleted the records of
+/// versions 1 and 2 (their users read the tables until their next write). A layout change gets
+/// a new version, and an unknown version reads as "no record", so an old binary on a newer
+/// file still answers (from the tables).
 enum UserFactsRecord {
     static let version: UInt8 = 3
     /// The enums' cases in the order their indexes are stored (`allCases`' order, part of the
@@ -150,22 +151,19 @@ enum UserFactsRecord {
         }
     }
 
-    /// Decodes a record of any version; nil for a version this binary does not know. `name`
-    /// gives the text of a `product_names` row a version-3 record refers to (nil when there
-    /// is none: the record is malformed).
+    /// Decodes a record; nil for a version this binary does not know. `name` gives the text of
+    /// a `product_names` row the record refers to (nil when there is none: the record is
+    /// malformed).
     static func decode(
         _ bytes: UnsafeRawBufferPointer, name: (Int64) -> String? = { _ in nil }
     ) throws(Malformed) -> UserFacts? {
         var reader = RecordReader(bytes)
         let facts: UserFacts
         switch try reader.byte() {
-        case 1: facts = try decodeVersion1(&reader)
-        case 2: facts = try decodeVersion2(&reader)
         case version: facts = try decodeVersion3(&reader, name: name)
         default: return nil
         }
         guard reader.isAtEnd else { throw Malformed() }
         return facts
     }
-
 }
