@@ -88,8 +88,8 @@ extension FactsRecorder {
     /// Gives `chain` to `userRow`: its waiting events join the user's history when nobody owned
     /// it, else the previous owner's history records the transfer.
     func moveChain(
-        _ chain: StoredChain, chainID: String, to userRow: Int64, userID: String, productID: String, environment: Environment,
-        source: HistoryEvent.Source, now: Int64, newEvents: inout Int
+        _ chain: StoredChain, chainID: String, to userRow: Int64, userID: String, productID: String,
+        environment: Environment, source: HistoryEvent.Source, now: Int64, newEvents: inout Int
     ) throws {
         try setOwner(of: chain.row, to: userRow, now: now)
         guard let ownerRow = chain.ownerRow else {
@@ -116,8 +116,8 @@ extension FactsRecorder {
         else { return chain }
         let sample = transactions.first { $0.originalTransactionID.hasSameBytes(as: chainID) }
         try moveChain(chain, chainID: chainID, to: tokenUser.row, userID: tokenUser.userID,
-                      productID: sample?.productID ?? "", environment: sample?.environment ?? .production, source: source, now: now,
-                      newEvents: &outcome.newEvents)
+                      productID: sample?.productID ?? "", environment: sample?.environment ?? .production,
+                      source: source, now: now, newEvents: &outcome.newEvents)
         outcome.boundByToken += 1
         if let previousOwner {
             outcome.ownershipTransfers += 1

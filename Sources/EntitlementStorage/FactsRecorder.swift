@@ -138,9 +138,9 @@ final class FactsRecorder<DB: StorageEngine> {
             return (try insertChain(claim.chainID, userRow: userRow, now: now), true)
         }
         guard case .take = claim.decision else { return (chain.row, false) }
-        try moveChain(chain, chainID: claim.chainID, to: userRow, userID: write.userID, productID: sample?.productID ?? "",
-                      environment: sample?.environment ?? .production, source: write.source, now: now,
-                      newEvents: &outcome.newEvents)
+        try moveChain(chain, chainID: claim.chainID, to: userRow, userID: write.userID,
+                      productID: sample?.productID ?? "", environment: sample?.environment ?? .production,
+                      source: write.source, now: now, newEvents: &outcome.newEvents)
         if let ownerID = chain.ownerID {
             affectedUsers.insert(ExactID(ownerID))
             outcome.ownershipTransfers += 1
