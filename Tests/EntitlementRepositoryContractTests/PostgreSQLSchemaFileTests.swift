@@ -1,6 +1,8 @@
-@testable import EntitlementStorage
 import Foundation
 import PostgreSQL
+@testable import PostgreSQLStore
+@testable import SQLiteStore
+@testable import StorageCore
 import Testing
 
 /// `Sources/PostgreSQLStore/schema.sql` is the schema the migrations build: an empty database

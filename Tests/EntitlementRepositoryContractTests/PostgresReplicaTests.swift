@@ -1,8 +1,10 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
 import Foundation
 import PostgreSQL
+import PostgreSQLStore
+import SQLiteStore
+import StorageCore
 import Testing
 
 /// Two ``PostgresEntitlementStore``s on one database are two replicas: what one process

@@ -1,7 +1,9 @@
-@testable import EntitlementStorage
-import Entitlements
 import EntitlementPorts
+import Entitlements
 import PostgreSQL
+@testable import PostgreSQLStore
+@testable import SQLiteStore
+@testable import StorageCore
 import Testing
 
 /// A PostgreSQL database written before migrations 6 and 7 (history_events_compact_codes,

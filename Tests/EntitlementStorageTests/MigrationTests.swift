@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-import EntitlementStorage
+import Entitlements
 import SQLite
+import SQLiteStore
+import StorageCore
 import XCTest
 
 final class MigrationTests: StoreTestCase {

@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// Migration 14 rebuilds `user_facts` as a rowid table with a unique index on user_id,

@@ -1,6 +1,7 @@
-@testable import EntitlementStorage
 import Foundation
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// `Sources/SQLiteStore/schema.sql` is the schema the migrations build: an empty database

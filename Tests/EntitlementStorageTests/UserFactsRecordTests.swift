@@ -1,6 +1,7 @@
-import SeededRandom
-@testable import EntitlementStorage
 import Entitlements
+import SeededRandom
+@testable import SQLiteStore
+@testable import StorageCore
 import Testing
 
 /// The read model's record format: every field round-trips, corrupt bytes are refused, never
