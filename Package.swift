@@ -67,10 +67,19 @@ let package = Package(
         .target(name: "AppStoreServerAPI", dependencies: ["Entitlements", "JWS", "ServiceRuntime"]),
         // The port: what the service needs from storage, in domain words. Backends implement it.
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
-        .target(
-            name: "EntitlementStorage",
-            dependencies: ["EntitlementPorts", "Entitlements", "SQLDatabase", "SQLite", "PostgreSQL",
-                           "ServiceRuntime"]),
+        // Storage: the port's implementations written once against SQLDatabase (writer thread,
+        // facts cache, change log, outbox, account tokens), and one target per engine adding its
+        // connections, migrations and current schema (schema.sql, documentation a test reads).
+        .target(name: "StorageCore",
+                dependencies: ["EntitlementPorts", "Entitlements", "SQLDatabase", "ServiceRuntime"]),
+        .target(name: "SQLiteStore", dependencies: ["StorageCore", "EntitlementPorts", "SQLDatabase", "SQLite"],
+                exclude: ["schema.sql"]),
+        // PostgreSQL for replicas: LISTEN/NOTIFY, the singleton lease, and migrate-store, which reads
+        // a SQLite store (so it knows SQLiteStore's migrations).
+        .target(name: "PostgreSQLStore",
+                dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "SQLDatabase", "PostgreSQL", "SQLite",
+                               "ServiceRuntime"],
+                exclude: ["schema.sql"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         // Webhooks: the change log pushed to HTTP endpoints through the durable outbox (issue 12).
@@ -93,8 +102,8 @@ let package = Package(
         // but the services they link (ExtraService).
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "HTTP2", "HTTP1", "RPCCore",
-                               "HTTPCore", "ServiceRuntime", "EntitlementPorts", "EntitlementStorage",
-                               "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks"]),
+                               "HTTPCore", "ServiceRuntime", "EntitlementPorts", "StorageCore", "SQLiteStore",
+                               "PostgreSQLStore", "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
@@ -117,7 +126,8 @@ let package = Package(
                                          "AppStoreServerAPI"]),
         // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
         .executableTarget(name: "entitlementd-bench",
-                          dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "ServiceRuntime"],
+                          dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "Entitlements",
+                                         "ServiceRuntime"],
                           path: "Benchmarks/entitlementd-bench"),
         // ES256 JWS verifications per second on one thread over real Apple tokens; prints figures.
         .executableTarget(name: "jws-bench", dependencies: ["JWS"], path: "Benchmarks/jws-bench"),
@@ -149,12 +159,12 @@ let package = Package(
         // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLDatabase", "ServiceRuntime"]),
         .testTarget(name: "EntitlementStorageTests",
-                    dependencies: ["EntitlementStorage", "EntitlementPorts", "Entitlements", "SQLite", "ServiceRuntime",
-                                   "SeededRandom"]),
+                    dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "Entitlements", "SQLite",
+                                   "SQLDatabase", "ServiceRuntime", "SeededRandom"]),
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
-                    dependencies: ["EntitlementPorts", "EntitlementStorage", "EntitlementMemoryStore", "Entitlements",
-                                   "PostgreSQL"]),
+                    dependencies: ["EntitlementPorts", "StorageCore", "SQLiteStore", "PostgreSQLStore",
+                                   "EntitlementMemoryStore", "Entitlements", "PostgreSQL"]),
         // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory; the
         // libcurl transport against the HTTP server on loopback.
         .testTarget(name: "WebhooksTests",
@@ -164,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "EntitlementDaemonTests",
             dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts",
-                           "EntitlementStorage", "Entitlements"]),
+                           "StorageCore", "SQLiteStore", "Entitlements"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",

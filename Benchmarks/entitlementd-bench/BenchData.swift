@@ -1,6 +1,6 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
+import StorageCore
 
 /// The shared bench data set (shared/bench/README.md "Data set", the C++ peer's `Store`), as
 /// facts: user `u<i>` owns one `pro.monthly` renewal chain of `transactionsPerUser` monthly

@@ -1,6 +1,7 @@
-import EntitlementStorage
 import Foundation
 import ServiceRuntime
+import SQLiteStore
+import StorageCore
 
 /// ``EntitlementStore/facts(userID:)`` latency for `distinct` random users of `u0..u(users-1)`,
 /// read one at a time as one event-loop thread would. CheckEntitlement's h2load body always

@@ -1,5 +1,6 @@
-import EntitlementStorage
 import Foundation
+import SQLiteStore
+import StorageCore
 
 /// Builds the bench database through ``EntitlementStore/seed(_:)``, a slice of users at a time
 /// so the writes in memory stay small (the store commits each slice in its own big chunks).

@@ -1,5 +1,6 @@
-import EntitlementStorage
 import Foundation
+import SQLiteStore
+import StorageCore
 
 /// Startup cost of the store on an existing database: opening it (WAL, pragmas, the migrations
 /// check) and serving a first facts read, plus the RSS that leaves. The OS page cache is

@@ -1,7 +1,8 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
 import Foundation
+import SQLiteStore
+import StorageCore
 
 /// Acknowledged-write throughput: `count` ``EntitlementStore/write(_:)`` calls, each a new user
 /// with one new transaction, from `writers` concurrent tasks. What it shows is group commit:

@@ -1,5 +1,5 @@
-import EntitlementStorage
 import ServiceRuntime
+import StorageCore
 
 /// The change log's metric series (issue 12).
 ///

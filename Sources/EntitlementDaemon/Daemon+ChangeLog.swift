@@ -1,5 +1,6 @@
-import EntitlementStorage
 import ServiceRuntime
+import SQLiteStore
+import StorageCore
 
 /// The change log's wiring: retention, the catalog the changes are evaluated with, metrics.
 extension Daemon {

@@ -1,7 +1,8 @@
 import EntitlementService
-import EntitlementStorage
 import HTTPCore
 import ServiceRuntime
+import SQLiteStore
+import StorageCore
 
 /// Opening the store `--database` names: a SQLite file, or PostgreSQL for replicas.
 extension Daemon {

@@ -1,5 +1,5 @@
-import EntitlementStorage
 import ServiceRuntime
+import StorageCore
 import Synchronization
 import Webhooks
 
@@ -67,7 +67,7 @@ extension Daemon {
 
     /// The store's lease, reporting to `duties`; nil for a SQLite file, whose one process
     /// holds the duties from startup.
-    func makeSingletonLease(store: any StoreBackend, feeding duties: SingletonDuties) -> SingletonLease? {
+    func makeSingletonLease(store: any StoreBackend, feeding duties: SingletonDuties) -> (any SingletonDutiesLease)? {
         store.makeSingletonLease(onChange: duties.leaseChanged)
     }
 }

@@ -1,6 +1,6 @@
 import EntitlementService
-import EntitlementStorage
 import ServiceRuntime
+import StorageCore
 
 /// WatchEntitlementChanges' wiring: the fan-out over the store's change log, its flags and metric.
 extension Daemon {

@@ -1,10 +1,10 @@
 import EntitlementPorts
 import EntitlementService
-import EntitlementStorage
 import Foundation
 import HTTPCore
 import RPCCore
 import ServiceRuntime
+import StorageCore
 import Webhooks
 
 /// Webhooks: the dispatcher, its admin operations and its metrics.

@@ -1,14 +1,16 @@
 import AppStoreServerAPI
 import EntitlementPorts
-import EntitlementService
-import EntitlementStorage
 import Entitlements
+import EntitlementService
 import Foundation
 import HTTPCore
-import JWS
-import RPCCore
 import HTTPServer
+import JWS
+import PostgreSQLStore
+import RPCCore
 import ServiceRuntime
+import SQLiteStore
+import StorageCore
 import Webhooks
 
 /// Wires the components together and owns the process lifecycle.

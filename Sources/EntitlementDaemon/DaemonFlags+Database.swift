@@ -1,5 +1,7 @@
-import EntitlementStorage
+import PostgreSQLStore
 import ServiceRuntime
+import SQLiteStore
+import StorageCore
 
 /// `--database` and what selecting PostgreSQL adds.
 extension DaemonFlags {

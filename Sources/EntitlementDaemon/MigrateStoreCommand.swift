@@ -1,6 +1,7 @@
-import EntitlementStorage
 import Foundation
+import PostgreSQLStore
 import ServiceRuntime
+import StorageCore
 
 /// `entitlementd migrate-store --from PATH.sqlite --to postgres://...`: moves a SQLite store to
 /// an empty PostgreSQL database (see ``StoreMigration``), printing the rows copied per table.

@@ -1,5 +1,5 @@
-import EntitlementStorage
 import ServiceRuntime
+import StorageCore
 import Synchronization
 
 /// The work that must run on exactly one replica (reconciliation, webhook delivery, the store's
@@ -18,7 +18,7 @@ final class SingletonDuties: Sendable {
     }
 
     private enum Event: Sendable {
-        case lease(SingletonLease.Change)
+        case lease(SingletonLeaseChange)
         case shutdown
     }
 
@@ -39,7 +39,7 @@ final class SingletonDuties: Sendable {
     var isActive: Bool { active.load(ordering: .acquiring) }
 
     /// The lease's callback; any thread.
-    func leaseChanged(_ change: SingletonLease.Change) {
+    func leaseChanged(_ change: SingletonLeaseChange) {
         sink.yield(.lease(change))
     }
 

@@ -4,9 +4,9 @@ import Entitlements
 /// receipt or a notification told us, read a user's facts, page a user's history.
 ///
 /// The service knows only this protocol; the composition root picks the implementation:
-/// `EntitlementStore` (EntitlementStorage, SQLite) in production, `InMemoryEntitlementStore`
-/// (EntitlementMemoryStore) in tests and as the reference a PostgreSQL one for stateless
-/// replicas must match. One contract suite (Tests/EntitlementRepositoryContractTests) runs
+/// `EntitlementStore` (SQLiteStore) or `PostgresEntitlementStore` (PostgreSQLStore) in
+/// production, `InMemoryEntitlementStore` (EntitlementMemoryStore) in tests and as the
+/// reference the others must match. One contract suite (Tests/EntitlementRepositoryContractTests) runs
 /// against every implementation. Every error thrown is a ``StoreError``.
 ///
 /// Reads are synchronous because they run on event-loop threads on the hot path; an

@@ -128,32 +128,11 @@ public final class Statement: SQLStatement {
     /// distinct SubmitReceipt's read-back of what it wrote, and on every facts-cache miss.
     public func string(at column: Int32) -> String {
         if sqlite3_column_type(handle, column) == SQLITE_INTEGER {
-            return Self.decimalText(sqlite3_column_int64(handle, column))
+            return DecimalDigits.text(sqlite3_column_int64(handle, column))
         }
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-
-    /// `value`'s decimal digits, `-` first when negative (what SQLite's text of an INTEGER is),
-    /// written into a stack buffer: no generic integer printing, and a String that allocates
-    /// only when it is longer than 15 bytes. The one such printer: EntitlementStorage's record
-    /// and event-id decoding (`DecimalText.text`) use it too.
-    public static func decimalText(_ value: Int64) -> String {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-            var rest = value.magnitude
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest != 0
-            if value < 0 {
-                start -= 1
-                buffer[start] = UInt8(ascii: "-")
-            }
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
-        }
     }
 
     /// Lends the column's bytes (a BLOB, or TEXT's UTF-8) without copying them; valid only

@@ -1,6 +1,7 @@
 @testable import EntitlementDaemon
-import EntitlementStorage
 import ServiceRuntime
+import SQLiteStore
+import StorageCore
 import Testing
 
 /// --database-mmap-mib: SQLite's read connections map the file unless told not to.

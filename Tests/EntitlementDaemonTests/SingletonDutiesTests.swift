@@ -1,6 +1,6 @@
 @testable import EntitlementDaemon
-import EntitlementStorage
 import ServiceRuntime
+import StorageCore
 import Synchronization
 import Testing
 

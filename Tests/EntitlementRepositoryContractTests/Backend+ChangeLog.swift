@@ -1,8 +1,10 @@
 import EntitlementMemoryStore
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
 import Foundation
+import PostgreSQLStore
+import SQLiteStore
+import StorageCore
 import Synchronization
 
 /// A repository with its change log, as the contract's change-log tests need it.

@@ -1,7 +1,9 @@
 import EntitlementMemoryStore
 import EntitlementPorts
-import EntitlementStorage
 import Foundation
+import PostgreSQLStore
+import SQLiteStore
+import StorageCore
 
 extension Backend {
     /// Runs `body` with a fresh, empty ``WebhookOutbox`` of this backend. `reopen` (SQLite

@@ -1,8 +1,10 @@
 import EntitlementMemoryStore
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
 import Foundation
+import PostgreSQLStore
+import SQLiteStore
+import StorageCore
 import Synchronization
 import Testing
 

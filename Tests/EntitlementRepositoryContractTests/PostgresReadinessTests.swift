@@ -1,5 +1,6 @@
-import EntitlementStorage
 import Foundation
+import PostgreSQLStore
+import StorageCore
 import Synchronization
 import Testing
 

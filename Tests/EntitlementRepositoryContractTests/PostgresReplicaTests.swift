@@ -1,8 +1,10 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
 import Foundation
 import PostgreSQL
+import PostgreSQLStore
+import SQLiteStore
+import StorageCore
 import Testing
 
 /// Two ``PostgresEntitlementStore``s on one database are two replicas: what one process
@@ -153,7 +155,7 @@ struct PostgresMigrationTests {
                 return [try admin.scalarInt64("SELECT count(*) FROM schema_migrations"),
                         try admin.scalarInt64("SELECT count(*) FROM change_log_identity")]
             }
-            #expect(counts == [13, 1])
+            #expect(counts == [14, 1])
         }
     }
 

@@ -1,6 +1,8 @@
-import EntitlementStorage
 import Foundation
 import PostgreSQL
+import PostgreSQLStore
+import SQLiteStore
+import StorageCore
 import Testing
 
 /// The PostgreSQL server the contract suite runs against: ENTITLEMENTD_TEST_POSTGRES_URL (a

@@ -1,7 +1,9 @@
-@testable import EntitlementStorage
-import Entitlements
 import EntitlementPorts
+import Entitlements
 import PostgreSQL
+@testable import PostgreSQLStore
+@testable import SQLiteStore
+@testable import StorageCore
 import Testing
 
 /// A PostgreSQL database written before migrations 6 and 7 (history_events_compact_codes,
@@ -296,6 +298,62 @@ struct PostgresUpgradeTests {
                 Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8))
             }
             #expect(names == bytewise.joined(separator: " "))
+        }
+    }
+
+    /// Migration 14 (user_facts_drop_formats_1_and_2): a database whose record of a user is in
+    /// format 2 (real bytes that format's encoder wrote, user u0 of the bench seed at 0c33037,
+    /// whose rows in the tables are the facts it held) answers the same facts after the upgrade,
+    /// from the tables; the old record is gone and a current one is kept byte for byte.
+    @Test func format2RecordsAnswerTheSameAfterTheirMigration() async throws {
+        let version2u0 = "020981DAC4091670726F2E6D6F6E74686C790E6772702E70726F1433303030303030302D3012505552434841"
+            + "534544818ECE1C1433303030303030302D3181B489131433303030303030302D320301000001B6C38FA99F68008090A9FA13"
+            + "030405000000010500018090A9FA13008090A9FA13030705000000010700018090A9FA13008090A9FA13030905000000010100"
+            + "02B6D394F0C768"
+        let purchases: [Int64] = [1_790_910_263_515, 1_793_588_663_515, 1_796_267_063_515]
+        let transactions = zip(["10000000", "30000000", "20000000"], purchases).enumerated().map { renewal, pair in
+            Transaction(
+                transactionID: pair.0, originalTransactionID: "10000000", productID: "pro.monthly",
+                purchaseDateMs: pair.1, originalPurchaseDateMs: purchases[0], expiresDateMs: pair.1 + 2_678_400_000,
+                subscriptionGroupIdentifier: "grp.pro", webOrderLineItemID: "30000000-\(renewal)",
+                inAppOwnershipType: "PURCHASED")
+        }
+        let renewal = RenewalInfo(originalTransactionID: "10000000", autoRenewStatus: true,
+                                  autoRenewProductID: "pro.monthly", signedDateMs: 1_796_353_463_515)
+        let u0 = UserFacts(transactions: transactions, renewalInfos: ["10000000": renewal])
+        let other = UserFacts(transactions: [Transaction(
+            transactionID: "4000", originalTransactionID: "4000", productID: "p", purchaseDateMs: 10,
+            expiresDateMs: 20, environment: .sandbox)])
+        try await PostgresTestServer.withDatabase { url in
+            let store = try await PostgresTestServer.open(url)
+            store.start()
+            _ = try await store.write(FactsWrite(userID: "u0", transactions: transactions, renewalInfos: [renewal],
+                                                 source: .receipt))
+            _ = try await store.write(FactsWrite(userID: "other", transactions: other.transactions, source: .receipt))
+            await store.close()
+            let latest = PostgresMigrator.latestVersion
+            let current = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try db.execute("""
+                    UPDATE user_facts SET facts = '\\x\(version2u0)' WHERE user_id = 'u0';
+                    DELETE FROM schema_migrations WHERE version = \(latest);
+                    """)
+                return try db.scalarString("SELECT encode(facts, 'hex') FROM user_facts WHERE user_id = 'other'")
+            }
+            let upgraded = try await PostgresTestServer.open(url)
+            upgraded.start()
+            let read = try [upgraded.facts(userID: "u0"), upgraded.facts(userID: "other")]
+            await upgraded.close()
+            #expect(read == [u0, other])
+            let rows = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                return [try db.scalarString(
+                            "SELECT string_agg(user_id || '=' || encode(facts, 'hex'), ' ') FROM user_facts"),
+                        try db.scalarString("SELECT max(version)::text FROM schema_migrations")]
+            }
+            #expect(rows == ["other=" + (current ?? ""), "\(latest)"])
         }
     }
 }

@@ -1,8 +1,9 @@
 import EntitlementMemoryStore
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
 import Foundation
+import SQLiteStore
+import StorageCore
 import Testing
 
 /// The reconciliation watermark (``ReconciliationProgress``) on every backend: per

@@ -1,6 +1,8 @@
-import EntitlementStorage
 import Foundation
 import PostgreSQL
+import PostgreSQLStore
+import SQLiteStore
+import StorageCore
 import Synchronization
 import Testing
 

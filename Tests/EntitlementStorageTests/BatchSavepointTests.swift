@@ -1,8 +1,9 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import Foundation
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import Synchronization
 import XCTest
 
@@ -68,7 +69,7 @@ final class BatchSavepointTests: StoreTestCase {
     /// batch; their results in order.
     private func inOneBatch(_ store: EntitlementStore, _ writes: [FactsWrite]) async throws
         -> [Result<WriteOutcome, any Error>] {
-        let queue = store.core.queue
+        let queue = store.queue
         let holding = Atomic(false)
         let count = writes.count
         async let held: Void = store.withWriterConnection { _ in

@@ -1,8 +1,9 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
 import Foundation
 import ServiceRuntime
+import SQLiteStore
+import StorageCore
 import Synchronization
 import XCTest
 

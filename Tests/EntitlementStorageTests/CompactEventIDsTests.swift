@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// Migration 21 keeps history event ids derived from a canonical transaction id as INTEGERs:

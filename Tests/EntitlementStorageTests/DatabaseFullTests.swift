@@ -1,8 +1,9 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import Foundation
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// The database fills up (SQLITE_FULL, provoked with the writer connection's max_page_count):

@@ -1,6 +1,7 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
+import SQLiteStore
+import StorageCore
 import XCTest
 
 /// What only the SQLite store promises beyond the repository contract (which

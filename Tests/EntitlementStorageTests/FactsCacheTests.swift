@@ -1,6 +1,7 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// The facts cache tells users apart as the store does, byte for byte.

@@ -1,6 +1,7 @@
-import Entitlements
 import EntitlementPorts
-import EntitlementStorage
+import Entitlements
+import SQLiteStore
+import StorageCore
 
 /// Test facts: plausible App Store values, Sendable so concurrent child tasks can build them.
 enum Fixture {

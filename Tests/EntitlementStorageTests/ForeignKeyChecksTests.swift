@@ -1,15 +1,16 @@
-@testable import EntitlementStorage
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// Release builds skip SQLite's foreign key checks on the writer (see
-/// ``EntitlementStore/enforcesForeignKeys``); the debug build every Swift test runs keeps them,
+/// ``SQLiteFile/enforcesForeignKeys``); the debug build every Swift test runs keeps them,
 /// so a writer that stores a dangling reference fails its tests.
 final class ForeignKeyChecksTests: StoreTestCase {
     func testDebugBuildsCheckEveryReferenceTheWriterStores() throws {
         #if DEBUG
-        XCTAssertTrue(EntitlementStore.enforcesForeignKeys)
+        XCTAssertTrue(SQLiteFile.enforcesForeignKeys)
         #else
-        XCTAssertFalse(EntitlementStore.enforcesForeignKeys)
+        XCTAssertFalse(SQLiteFile.enforcesForeignKeys)
         #endif
     }
 }

@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// Facts reads keep SQLite's read transaction open between calls
@@ -12,16 +13,16 @@ final class HeldReadSnapshotTests: StoreTestCase {
     func testAFactsReadReusesItsSnapshotOnlyUnderTheSameEpoch() async throws {
         let store = try openStore()
         _ = try await store.write(Fixture.receipt("u", [Fixture.subscription("t1", chain: "c")]))
-        let reader = try StoreReader(db: EntitlementStore.openReader(path: databasePath, configuration: .init()))
+        let reader = try StoreReader(db: SQLiteFile.openReader(path: databasePath, configuration: .init()))
         defer { reader.close() }
 
         try reader.prepare(forFactsEpoch: 7)
         XCTAssertEqual(try reader.facts(userID: "u").transactions.map(\.transactionID), ["t1"])
         XCTAssertTrue(reader.db.isInTransaction, "the snapshot stays open after the read")
 
-        let epochBefore = store.core.cache.epoch
+        let epochBefore = store.cache.epoch
         _ = try await store.write(Fixture.receipt("u", [Fixture.subscription("t2", chain: "c")]))
-        XCTAssertGreaterThan(store.core.cache.epoch, epochBefore, "a commit bumps the epoch")
+        XCTAssertGreaterThan(store.cache.epoch, epochBefore, "a commit bumps the epoch")
 
         try reader.prepare(forFactsEpoch: 7)
         XCTAssertEqual(try reader.facts(userID: "u").transactions.map(\.transactionID), ["t1"],

@@ -1,5 +1,6 @@
-@testable import EntitlementStorage
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// Migration 9 dropped the (user, product, time) history index, and migration 12 clustered

@@ -1,6 +1,7 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// A transaction of a chain the write just created is inserted unless stored, without a lookup

@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// Migration 22 (`history_events_expiry_through_pointer`): an event pointing at a transaction

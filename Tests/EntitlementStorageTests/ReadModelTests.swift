@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// The `user_facts` read model: written with every change to a user's facts, equal to what the

@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// Migration 14 rebuilds `user_facts` as a rowid table with a unique index on user_id,
@@ -103,42 +104,102 @@ final class ReadModelUpgradeTests: StoreTestCase {
         XCTAssertEqual(steps, ["SEARCH user_facts USING INTEGER PRIMARY KEY (rowid=?)"])
     }
 
-    /// A record format needs no migration: a store whose records were written in format 1 (the
-    /// landed encoder's bytes) answers from them unchanged, and a user's next write rewrites
-    /// that user's record in the current format, equal to the tables.
-    func testFormat1RecordsAnswerUnchangedAndTheNextWriteRewritesThemInTheCurrentFormat() async throws {
-        try await openStore().close()
-        let samples = zip(UserFactsRecordVersion1Tests.landedSamples, UserFactsRecordTests.samples)
-        let db = try Connection(path: databasePath)
-        for (index, (hex, _)) in samples.enumerated() {
-            try db.execute("INSERT INTO users (id, user_id, created_at_ms) VALUES (\(index + 1), 'user\(index)', 1)")
-            try db.execute("""
-                INSERT INTO user_facts (user_key, user_id, facts)
-                VALUES (\(UserKey.of("user\(index)")), 'user\(index)', x'\(hex)')
-                """)
+    /// Migration 25 (`user_facts_drop_formats_1_and_2`): a file a version-24 binary left, whose
+    /// records are in formats 1 and 2 (real bytes those formats' encoders wrote, of users whose
+    /// rows in the tables are the facts they held: the bench file's users u999999 at 68584a3 and
+    /// u0, u1 at 0c33037), answers the same facts after the upgrade, from the tables; the old
+    /// records are gone, a current record is kept byte for byte, and the next write of a user
+    /// stores a current record.
+    func testFormat1And2RecordsAnswerTheSameAfterTheUpgradeAndTheNextWriteRewritesThem() async throws {
+        let oldRecords = [("u999999", Self.version1u999999), ("u0", Self.version2u0), ("u1", Self.version2u1)]
+        let store = try openStore()
+        var expected: [String: UserFacts] = [:]
+        for (userID, facts) in Self.oldRecordFacts {
+            _ = try await store.write(FactsWrite(userID: userID, transactions: facts.transactions,
+                                                 renewalInfos: Array(facts.renewalInfos.values), source: .receipt))
+            expected[userID] = facts
         }
+        _ = try await store.write(Fixture.receipt("current", [Fixture.subscription("4000", chain: "4000")]))
+        expected["current"] = try store.facts(userID: "current")
+        await store.close()
+        let latest = Schema.migrator.latestVersion
+        let db = try Connection(path: databasePath)
+        for (userID, hex) in oldRecords {
+            try db.execute("UPDATE user_facts SET facts = x'\(hex)' WHERE user_id = '\(userID)'")
+        }
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM user_facts WHERE substr(facts, 1, 1) < x'03'"), 3)
+        let current = try recordBytes(db)["current"]
+        // Back to version 24: this migration is the last, so nothing else differs.
+        try db.execute("PRAGMA user_version = \(latest - 1); DELETE FROM schema_migrations WHERE version = \(latest)")
         db.close()
 
-        let store = try openStore()
-        // No chains or transactions: only the format-1 records can answer.
-        for (index, (_, facts)) in samples.enumerated() {
-            XCTAssertEqual(try store.facts(userID: "user\(index)"), facts, "user\(index)")
+        let upgraded = try openStore()
+        for (userID, facts) in expected {
+            XCTAssertEqual(try upgraded.facts(userID: userID), facts, userID)
         }
-        _ = try await store.write(Fixture.receipt("user2", [Fixture.subscription("9000", chain: "9000")]))
-        let written = try store.facts(userID: "user2")
-        await store.close()
-        XCTAssertEqual(transactionIDs(written), ["9000"], "rebuilt from the tables")
+        _ = try await upgraded.write(Fixture.receipt("u0", [Fixture.subscription("9000", chain: "9000")]))
+        let written = try upgraded.facts(userID: "u0")
+        await upgraded.close()
+        XCTAssertEqual(Set(transactionIDs(written)), ["10000000", "30000000", "20000000", "9000"])
 
         let check = try Connection(path: databasePath)
         defer { check.close() }
-        XCTAssertEqual(
-            try check.scalarString("SELECT hex(substr(facts, 1, 1)) FROM user_facts WHERE user_id = 'user2'"),
-            "0" + String(UserFactsRecord.version, radix: 16))
-        XCTAssertEqual(try check.scalarInt64("SELECT count(*) FROM user_facts WHERE substr(facts, 1, 1) = x'01'"), 4,
-                       "the other users' records are left as they were")
+        XCTAssertEqual(try check.scalarInt64("PRAGMA user_version"), Int64(latest))
+        let records = try recordBytes(check)
+        XCTAssertEqual(records.keys.sorted(), ["current", "u0"], "old records deleted, u0 rewritten")
+        XCTAssertEqual(records["current"], current, "a current record is kept byte for byte")
+        XCTAssertEqual(records["u0"]?.first, UserFactsRecord.version)
         let reopened = try openStore()
-        XCTAssertEqual(try reopened.facts(userID: "user2"), written)
-        XCTAssertEqual(try reopened.facts(userID: "user3"), UserFactsRecordTests.samples[3])
+        XCTAssertEqual(try reopened.facts(userID: "u0"), written)
+        XCTAssertEqual(try reopened.facts(userID: "u999999"), expected["u999999"])
         await reopened.close()
+    }
+
+    /// Bytes the format-1 encoder wrote (68584a3's bench seed, user u999999).
+    static let version1u999999 = "01090D313030303030303939393939390B70726F2E6D6F6E74686C79076772702E70726F0F3330303030"
+        + "30303939393939392D30095055524348415345440D333030303030303939393939390F33303030303030393939393939"
+        + "2D310D32303030303030393939393939"
+        + "0F333030303030303939393939392D32030100000188ABDBABF96788ABDBABF96788CBD1D38C68030405000000"
+        + "0105000188CBD1D38C6888ABDBABF96788EBC7FB9F680307050000000107000188EBC7FB9F6888ABDBABF967888BBEA3B36803"
+        + "0905000000010800020288ABB4CBC668"
+    /// Bytes the format-2 encoder wrote (0c33037's bench seed, users u0 and u1).
+    static let version2u0 = "020981DAC4091670726F2E6D6F6E74686C790E6772702E70726F1433303030303030302D30125055524348"
+        + "41534544818ECE1C1433303030303030302D3181B489131433303030303030302D320301000001B6C38FA99F68008090A9FA13"
+        + "030405000000010500018090A9FA13008090A9FA13030705000000010700018090A9FA13008090A9FA13030905000000010100"
+        + "02B6D394F0C768"
+    static let version2u1 = "020983DAC4091670726F2E6D6F6E74686C790E6772702E70726F1433303030303030312D30125055524348"
+        + "41534544838ECE1C1433303030303030312D3183B489131433303030303030312D320301000001B6D3BBD0FA670080A0F6A713"
+        + "0304050000000105000180A0F6A7130080A0F6A7130307050000000107000180A0F6A7130080A0F6A713030905000000010800"
+        + "02B6D394F0C76802"
+
+    /// The facts those records hold (the removed decoders' tests held each record equal to them).
+    static let oldRecordFacts: [(String, UserFacts)] = [
+        ("u999999", benchFacts(chain: "1000000999999", ids: ["3000000999999", "2000000999999"],
+                               webOrder: "3000000999999",
+                               purchases: [1_785_812_708_036, 1_788_404_708_036, 1_790_996_708_036],
+                               period: 2_592_000_000, active: false, signedDateMs: 1_796_180_708_036)),
+        ("u0", benchFacts(chain: "10000000", ids: ["30000000", "20000000"], webOrder: "30000000",
+                          purchases: [1_790_910_263_515, 1_793_588_663_515, 1_796_267_063_515],
+                          period: 2_678_400_000, active: true, signedDateMs: 1_796_353_463_515)),
+        ("u1", benchFacts(chain: "10000001", ids: ["30000001", "20000001"], webOrder: "30000001",
+                          purchases: [1_785_985_463_515, 1_788_577_463_515, 1_791_169_463_515],
+                          period: 2_592_000_000, active: false, signedDateMs: 1_796_353_463_515)),
+    ]
+
+    /// A bench user's facts: three monthly transactions of one chain and its renewal info.
+    private static func benchFacts(
+        chain: String, ids: [String], webOrder: String, purchases: [Int64], period: Int64, active: Bool,
+        signedDateMs: Int64
+    ) -> UserFacts {
+        let transactions = zip([chain] + ids, purchases).enumerated().map { renewal, pair in
+            Transaction(
+                transactionID: pair.0, originalTransactionID: chain, productID: "pro.monthly",
+                purchaseDateMs: pair.1, originalPurchaseDateMs: purchases[0], expiresDateMs: pair.1 + period,
+                subscriptionGroupIdentifier: "grp.pro", webOrderLineItemID: "\(webOrder)-\(renewal)",
+                inAppOwnershipType: "PURCHASED")
+        }
+        let info = RenewalInfo(originalTransactionID: chain, autoRenewStatus: active, autoRenewProductID: "pro.monthly",
+                               expirationIntent: active ? nil : 1, signedDateMs: signedDateMs)
+        return UserFacts(transactions: transactions, renewalInfos: [chain: info])
     }
 }

@@ -1,6 +1,7 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
+import SQLiteStore
+import StorageCore
 import XCTest
 
 /// Bulk loading (benchmarks, imports): SQLite-only, outside the repository contract.

@@ -1,6 +1,7 @@
 import EntitlementPorts
-import EntitlementStorage
 import Entitlements
+import SQLiteStore
+import StorageCore
 import XCTest
 
 /// The store starts no thread in `init`: writes wait for ``EntitlementStore/start()``, reads

@@ -1,5 +1,6 @@
-@testable import EntitlementStorage
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 
 extension StoreTestCase {
     /// A file as a binary at schema `version` left it: WAL, the landed migrations 1...version,

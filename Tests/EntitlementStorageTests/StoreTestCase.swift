@@ -1,7 +1,8 @@
-import Entitlements
 import EntitlementPorts
-import EntitlementStorage
+import Entitlements
 import Foundation
+import SQLiteStore
+import StorageCore
 import XCTest
 
 /// Base for store tests: a fresh directory per test, removed afterwards; real files, no mocks.

@@ -1,4 +1,5 @@
-@testable import EntitlementStorage
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// ``Swift/String/hasSameBytes(as:)`` is byte identity: what product names, history pointers and

@@ -1,8 +1,9 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import Foundation
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// The writer lets the WAL hold ``WriterLimits/walAutocheckpointPages`` pages before a COMMIT

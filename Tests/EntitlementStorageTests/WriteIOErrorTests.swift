@@ -1,8 +1,9 @@
-import Entitlements
 import EntitlementPorts
-@testable import EntitlementStorage
+import Entitlements
 import Foundation
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// A write fails with an I/O error at COMMIT (the WAL cannot be written): the batch's callers

@@ -1,8 +1,9 @@
-import Entitlements
 import EntitlementPorts
+import Entitlements
 import SeededRandom
-@testable import EntitlementStorage
 import SQLite
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// After a commit the writer gives the facts cache the facts it read inside the transaction
@@ -64,7 +65,7 @@ final class WriterCacheRefreshTests: StoreTestCase {
                 try await group.waitForAll()
             }
             for user in receipts.map(\.userID) {
-                guard case .hit = store.core.cache.lookup(user) else {
+                guard case .hit = store.cache.lookup(user) else {
                     return XCTFail("round \(round): \(user.unicodeScalars.map(\.value)) not cached after its write")
                 }
             }
@@ -82,12 +83,12 @@ final class WriterCacheRefreshTests: StoreTestCase {
         let store = try openStore()
         _ = try await store.write(Fixture.receipt("ann", [Fixture.subscription("1", chain: "c1")]))
         _ = try await store.write(Fixture.receipt("bo", [Fixture.subscription("2", chain: "c2")]))
-        store.core.cache.invalidate(["bo"])
+        store.cache.invalidate(["bo"])
         _ = try await store.apply(Fixture.notification(
             "n1", transactions: [Fixture.subscription("3", chain: "c1"), Fixture.subscription("4", chain: "c2")]))
-        guard case let .hit(facts) = store.core.cache.lookup("ann") else { return XCTFail("ann was cached") }
+        guard case let .hit(facts) = store.cache.lookup("ann") else { return XCTFail("ann was cached") }
         XCTAssertEqual(transactionIDs(facts), ["1", "3"])
-        guard case .miss = store.core.cache.lookup("bo") else { return XCTFail("bo was not cached") }
+        guard case .miss = store.cache.lookup("bo") else { return XCTFail("bo was not cached") }
         XCTAssertEqual(transactionIDs(try store.facts(userID: "bo")), ["2", "4"])
         await store.close()
     }

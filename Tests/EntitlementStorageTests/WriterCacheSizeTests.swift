@@ -1,4 +1,5 @@
-@testable import EntitlementStorage
+@testable import SQLiteStore
+@testable import StorageCore
 import XCTest
 
 /// The writer's page cache is small while the file is under 1 GiB (see ``WriterCacheSize``).

@@ -1,0 +1,47 @@
+import PostgreSQL
+import SQLDatabase
+import StorageCore
+
+/// PostgreSQL as a ``StorageEngine``: replicas share the database, so every write transaction
+/// first takes one transaction-level advisory lock. Declared here, not in the libpq gateway,
+/// which knows no store.
+///
+/// Why one global lock (READ COMMITTED): the recorders read then write (find the chain, then
+/// insert or move it; compare heads, then append changes), which is correct under SQLite's one
+/// writer. Taking `pg_advisory_xact_lock` right after BEGIN makes the writers of all replicas
+/// one writer again: each statement after the lock sees every earlier commit, so the same
+/// receipt or notification applied by two replicas at once records once, an ownership conflict
+/// is decided once, and change sequences are assigned in commit order. The cost is that write
+/// transactions never run in parallel across replicas; group commit keeps that to one lock and
+/// one commit per batch per replica. Unique constraints and ON CONFLICT stay the backstop.
+extension PostgreSQL.Connection: StorageEngine {
+    /// The writers' lock key: "entwrite" in ASCII; the singleton lease uses a different key.
+    static let writerLockKey: Int64 = 0x656E_7477_7269_7465
+    public static let beginWrite = ["BEGIN", "SELECT pg_advisory_xact_lock(\(writerLockKey))"]
+    public static let beginSnapshotRead = ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]
+    /// Identity sequences are not transactional (a rolled-back insert still used its number, and
+    /// another session's uncommitted one would show), so the newest committed change is read
+    /// from the table, with the prune's high-water mark for when pruning emptied it.
+    public static let latestChangeSequenceSQL = """
+        SELECT GREATEST(COALESCE((SELECT MAX(sequence) FROM entitlement_changes), 0), pruned_through)
+        FROM change_log_identity
+        """
+    public static let recordPrunedThroughSQL: String? =
+        "UPDATE change_log_identity SET pruned_through = GREATEST(pruned_through, ?1)"
+    public static let isSharedByReplicas = true
+    /// No lastval() round trip for it: callers take their general path instead.
+    public var insertedRowID: Int64? { nil }
+    public static let returningIDClause = " RETURNING id"
+    /// PostgreSQL's columns stay TEXT: the id as text.
+    public static func bindDecimalID(_ id: String?, at index: Int32, of statement: Statement) {
+        statement.bind(id, at: index)
+    }
+    /// PostgreSQL's event ids stay TEXT: the id as text, the column as it is.
+    public static func bindHistoryEventID(_ id: String, at index: Int32, of statement: Statement) {
+        statement.bind(id, at: index)
+    }
+    public static func historyEventIDText(_ column: String) -> String { column }
+    /// PostgreSQL keeps `expires_at_ms` NOT NULL: every event writes its own.
+    public static let historyExpiryMayPoint = false
+    public static let holdsReadSnapshots = false
+}

@@ -1,0 +1,51 @@
+import SQLite
+import StorageCore
+
+extension Schema {
+    /// A history event that points at its transaction
+    /// (`transaction_rowid`) and carries that transaction's expiry keeps `expires_at_ms` NULL
+    /// and reads it through the pointer, as the three ids already are
+    /// (`history_events_point_at_transactions`): six bytes of a ~36-byte row on the 1M x 3 set,
+    /// where every purchase and renewal event repeats its transaction's expiry.
+    ///
+    /// Reading it back gives the bytes written because a transaction's expiry never changes
+    /// once set: ``Transaction/merged(with:)`` keeps a stored expiry and only fills a missing
+    /// one, and no other statement writes `expires_date_ms`. So only a set expiry equal to the
+    /// event's is shared; an event written while its transaction had none (the event says 0)
+    /// or with another copy's expiry keeps its own value. A later migration or statement that
+    /// changes `transactions.expires_date_ms` must first write it into the events that read
+    /// it. PostgreSQL keeps the column NOT NULL and writes every value
+    /// (``StorageEngine/historyExpiryMayPoint``); `migrate-store` copies the value read
+    /// through the pointer.
+    ///
+    /// Rebuilt as the earlier history migrations were, in the clustered key's order, so the
+    /// copy appends; the key, the unique index and every other column are as before.
+    package static let pointedExpiryMigration = Migration("history_events_expiry_through_pointer", sql: """
+        CREATE TABLE history_events_rebuilt (
+            event_id NOT NULL UNIQUE,
+            user_rowid INTEGER NOT NULL REFERENCES users(id),
+            kind INTEGER NOT NULL,
+            occurred_at_ms INTEGER NOT NULL,
+            product_id TEXT,
+            transaction_id TEXT,
+            original_transaction_id TEXT,
+            expires_at_ms INTEGER,
+            environment INTEGER NOT NULL,
+            source INTEGER NOT NULL,
+            apple_notification_type TEXT NOT NULL,
+            transaction_rowid INTEGER,
+            PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
+        ) WITHOUT ROWID;
+        INSERT INTO history_events_rebuilt (
+            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
+            expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
+            SELECT h.event_id, h.user_rowid, h.kind, h.occurred_at_ms, h.product_id, h.transaction_id,
+                h.original_transaction_id,
+                CASE WHEN t.expires_date_ms = h.expires_at_ms THEN NULL ELSE h.expires_at_ms END,
+                h.environment, h.source, h.apple_notification_type, h.transaction_rowid
+            FROM history_events h LEFT JOIN transactions t ON t.id = h.transaction_rowid
+            ORDER BY h.user_rowid, h.occurred_at_ms, h.event_id;
+        DROP TABLE history_events;
+        ALTER TABLE history_events_rebuilt RENAME TO history_events;
+        """)
+}

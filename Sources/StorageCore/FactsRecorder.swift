@@ -1,0 +1,150 @@
+import EntitlementPorts
+import Entitlements
+import SQLDatabase
+import ServiceRuntime
+
+/// Records one ``FactsWrite`` or ``NotificationWrite`` inside the writer's open transaction.
+///
+/// Runs on the writer thread only. It throws on an ownership conflict (under
+/// ``TransferPolicy/reject``) or a SQLite failure; the caller wraps each write in a savepoint,
+/// so a throw undoes exactly this write. Every insert is idempotent (unique keys, ON CONFLICT),
+/// which is what makes replays harmless.
+package final class FactsRecorder<DB: StorageEngine> {
+    package let db: DB
+    package let clock: UnixClock
+    package let transferPolicy: TransferPolicy
+    /// The statements every write runs (see ``Statements``).
+    package let statements: Statements
+    /// History events added to users' histories (by user row) since the change recorder last
+    /// took them: what a change names as its cause (``ChangeCause``).
+    package var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
+    /// Product and group ids the write in progress has already found or stored in
+    /// `product_names`, with their rows (``productNameRow(_:)``); emptied as each write or
+    /// notification starts. Only for the write's own length: a rollback undoes a write as a
+    /// whole, so a name it stored stays until it ends, while one stored by an earlier write may
+    /// have been rolled back since (and its row id reused for another name).
+    package var namesStoredThisWrite: [(name: String, row: Int64)] = []
+
+    package init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
+        self.db = db
+        self.transferPolicy = transferPolicy
+        self.clock = clock
+        statements = try Statements(db)
+    }
+
+    /// Applies `write`; adds every user whose facts or history changed to `affectedUsers`.
+    ///
+    /// Ownership is decided for every chain first (``ClaimRules``): a refused claim writes
+    /// nothing but the refusal's event in the keeper's history and reports it in
+    /// ``WriteOutcome/refusals`` (the store then throws), and a conflict under the reject policy
+    /// throws before anything is written.
+    package func record(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
+        namesStoredThisWrite.removeAll(keepingCapacity: true)
+        let now = clock()
+        var outcome = WriteOutcome()
+        let claims = try decideClaims(write)
+        let refusals = claims.compactMap { claim -> (ClaimRefusal, Int64)? in
+            guard case let .refuse(reason, keptBy) = claim.decision, let row = claim.keeperRow else { return nil }
+            return (ClaimRefusal(reason: reason, originalTransactionID: claim.chainID, ownerUserID: keptBy), row)
+        }
+        if !refusals.isEmpty {
+            for (refusal, keeperRow) in refusals {
+                let sample = write.transactions.first {
+                    $0.originalTransactionID.hasSameBytes(as: refusal.originalTransactionID)
+                }
+                let event = HistoryDerivation.claimRefused(
+                    originalTransactionID: refusal.originalTransactionID, productID: sample?.productID ?? "",
+                    claimantUserID: write.userID, occurredAtMs: now, environment: sample?.environment ?? .production,
+                    source: write.source)
+                if try insert(event, userRow: keeperRow) { outcome.newEvents += 1 }
+                affectedUsers.insert(ExactID(refusal.ownerUserID))
+            }
+            outcome.refusals = refusals.map(\.0)
+            return outcome
+        }
+        if let conflict = claims.first(where: { $0.decision == .conflict }) {
+            throw StoreError.ownershipConflict(originalTransactionID: conflict.chainID)
+        }
+        let userRow = try userRowID(write.userID, now: now)
+        if let sourceID = write.sourceID {
+            outcome.alreadyProcessed = try markProcessed(write.source, sourceID, userRow: userRow, now: now)
+        }
+        affectedUsers.insert(ExactID(write.userID))
+
+        var chainRows: [ExactID: (row: Int64, isNew: Bool)] = [:]
+        for claim in claims {
+            let sample = write.transactions.first { $0.originalTransactionID.hasSameBytes(as: claim.chainID) }
+            chainRows[ExactID(claim.chainID)] = try take(claim, for: write, userRow: userRow, sample: sample,
+                                                         now: now, affectedUsers: &affectedUsers,
+                                                         outcome: &outcome)
+            if case .take = claim.decision, !claim.carriesToken {
+                outcome.tokenlessChainsTaken.append(claim.chainID)
+            }
+        }
+        for transaction in write.transactions {
+            let chain = chainRows[chainRows.index(forKey: ExactID(transaction.originalTransactionID))!]
+            let stored = try store(transaction, chainRow: chain.value.row, chainID: chain.key.text,
+                                   source: write.source, chainIsNew: chain.value.isNew)
+            if stored.isNew { outcome.newTransactions += 1 }
+            for event in stored.events where try insert(event, userRow: userRow, target: stored.target) {
+                outcome.newEvents += 1
+            }
+        }
+        for info in write.renewalInfos {
+            try upsert(info, chainRow: chainRows[ExactID(info.originalTransactionID)]!.row)
+        }
+        return outcome
+    }
+
+    // MARK: Users, sources, chains
+
+    private func userRowID(_ userID: String, now: Int64) throws -> Int64 {
+        let find = statements.findUser
+        find.bind(userID, at: 1)
+        defer { find.reset() }
+        if try find.step() { return find.int64(at: 0) }
+        let insert = statements.insertUser
+        insert.bind(userID, at: 1)
+        insert.bind(now, at: 2)
+        return try returnedID(insert)
+    }
+
+    /// Records the source as processed; returns whether it already was.
+    ///
+    /// A notification has no user (`userRow` nil): it is about chains, whoever owns them.
+    package func markProcessed(
+        _ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64
+    ) throws -> Bool {
+        let insert = statements.markProcessed
+        insert.bind(source.rawValue, at: 1)
+        insert.bind(sourceID, at: 2)
+        insert.bind(userRow, at: 3)
+        insert.bind(now, at: 4)
+        try insert.execute()
+        return db.changes == 0
+    }
+
+    /// The chain's row, created for, bound to or moved to the writing user as `claim` decided,
+    /// and whether this write created it.
+    ///
+    /// A chain a notification created without an owner is bound, not transferred: nobody loses
+    /// it, so no transfer event is recorded; its waiting events join the user's history in this
+    /// same transaction.
+    private func take(
+        _ claim: Claim, for write: FactsWrite, userRow: Int64, sample: Transaction?, now: Int64,
+        affectedUsers: inout Set<ExactID>, outcome: inout WriteOutcome
+    ) throws -> (row: Int64, isNew: Bool) {
+        guard let chain = claim.stored else {
+            return (try insertChain(claim.chainID, userRow: userRow, now: now), true)
+        }
+        guard case .take = claim.decision else { return (chain.row, false) }
+        try moveChain(chain, chainID: claim.chainID, to: userRow, userID: write.userID,
+                      productID: sample?.productID ?? "", environment: sample?.environment ?? .production,
+                      source: write.source, now: now, newEvents: &outcome.newEvents)
+        if let ownerID = chain.ownerID {
+            affectedUsers.insert(ExactID(ownerID))
+            outcome.ownershipTransfers += 1
+        }
+        return (chain.row, false)
+    }
+}

@@ -1,0 +1,60 @@
+import EntitlementPorts
+import SQLDatabase
+
+/// How the writer answers a write that failed, and which failures abort a whole batch.
+extension Writer {
+    /// Runs `body`, `isolated` in its own savepoint, and says how to answer its caller; rethrows
+    /// (aborting the batch) a failure that is not the write's own (``abortsBatch(_:)``). Not
+    /// isolated, the write's own failure cannot be undone alone: it aborts the batch as
+    /// ``WriteFailedWithoutSavepoint``, and the batch runs again isolating each write.
+    package func answer<Outcome: Sendable>(
+        _ continuation: CheckedContinuation<Outcome, any Error>, failing what: String, isolated: Bool,
+        _ body: () throws -> Outcome
+    ) throws -> (succeeded: Bool, resume: () -> Void) {
+        guard isolated else {
+            do {
+                let outcome = try body()
+                return (true, { continuation.resume(returning: outcome) })
+            } catch {
+                throw abortsBatch(error) ? error : WriteFailedWithoutSavepoint()
+            }
+        }
+        let result = Result { try writeSavepoint.run(body) }
+        if case let .failure(error) = result, abortsBatch(error) { throw error }
+        let answer = result.mapError { StoreError.storage($0, what) }
+        return (Self.succeeded(answer), { continuation.resume(with: answer) })
+    }
+
+    /// Whether a write's failure must abort its whole batch: anything but the write's own fault
+    /// (a ``StoreError`` from the recorder, a constraint), or any failure after which SQLite no
+    /// longer has the transaction open (it rolls back on its own after some SQLITE_FULL and
+    /// SQLITE_IOERR failures; the next SAVEPOINT would then start and RELEASE commit a
+    /// transaction of its own, outside the batch).
+    package func abortsBatch(_ error: any Error) -> Bool {
+        guard db.isInTransaction else { return true }
+        if error is StoreError { return false }
+        if let error = error as? any SQLFailure, error.isConstraintViolation { return false }
+        return true
+    }
+
+    package static func succeeded<Success>(_ result: Result<Success, StoreError>) -> Bool {
+        if case .success = result { return true }
+        return false
+    }
+
+    package static func fail(_ job: WriteJob<DB>, _ error: StoreError) {
+        switch job {
+        case let .write(_, continuation): continuation.resume(throwing: error)
+        case let .notification(_, continuation): continuation.resume(throwing: error)
+        case let .seed(_, continuation): continuation.resume(throwing: error)
+        case let .webhooks(_, continuation): continuation.resume(throwing: error)
+        case let .withConnection(_, continuation): continuation.resume(throwing: error)
+        case let .dueChanges(continuation): continuation.resume(throwing: error)
+        case let .pruneChanges(_, _, continuation): continuation.resume(throwing: error)
+        }
+    }
+}
+
+/// A write of a batch run without savepoints failed on its own account: the batch is rolled
+/// back and runs again with a savepoint per write (see ``Writer``).
+package struct WriteFailedWithoutSavepoint: Error {}

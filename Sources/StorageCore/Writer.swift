@@ -1,0 +1,307 @@
+import EntitlementPorts
+import Entitlements
+import SQLDatabase
+import ServiceRuntime
+import Synchronization
+
+/// The writer thread's loop: takes queued writes and notifications, commits them as one
+/// transaction, then answers.
+///
+/// Confined to the writer thread once started. Group commit: while one batch commits (and
+/// fsyncs), new writes queue up; the next ``WriteQueue/take(limit:)`` returns all of them, so
+/// under load many callers share one BEGIN IMMEDIATE ... COMMIT and one fsync.
+///
+/// Failure handling: each write runs in its own savepoint, so a write that fails on its own
+/// account (an ownership conflict, a malformed write, a constraint) is undone alone and
+/// answered with its error while the rest of the batch commits. Savepoints are paid only when
+/// needed: a batch first runs without them (a savepoint copies every page its write touches
+/// into a sub-journal, 5-9 % of the writer's time when profiled); if one of its writes fails on
+/// its own account, nothing of it is kept and the batch runs again with a savepoint per write,
+/// which is what answers. A storage failure (disk full,
+/// I/O error, lock timeout) is not the write's fault, and SQLite may already have rolled back
+/// the whole transaction (its documented answer to SQLITE_FULL and SQLITE_IOERR), so it aborts
+/// the batch instead. Whenever BEGIN, a write or COMMIT fails that way, nothing in the batch is
+/// durable: each write is retried alone in its own transaction, and only those that fail again
+/// get the error. The connection stays usable (any transaction left open is rolled back before
+/// the next batch), so the writer recovers by itself once space returns. The cache is
+/// invalidated for affected users after COMMIT and before any caller is resumed, which is what
+/// makes an acknowledged write visible to reads; a failed batch changes nothing a reader sees.
+package final class Writer<DB: StorageEngine>: @unchecked Sendable {
+    package let db: DB
+    private let recorder: FactsRecorder<DB>
+    /// Each write's savepoint (see ``answer(_:failing:_:)``), its statements held.
+    package let writeSavepoint: SQLSavepoint<DB>
+    package let changes: ChangeRecorder<DB>
+    package let changeLog: ChangeLogSettings
+    private let queue: WriteQueue<DB>
+    private let cache: FactsCache
+    private let readers: ReaderPool<DB>
+    private let statistics: Locked<StoreStatistics>
+    private let maxBatchSize: Int
+    private let onCommit: (@Sendable (Int, Double) -> Void)?
+    /// Runs inside each write transaction, before COMMIT, with the users whose facts it changed
+    /// (`nil`: possibly anyone, after a seed) and the newest change sequence when it appended
+    /// changes. PostgreSQL's NOTIFY to the other replicas, delivered only if the COMMIT is.
+    package typealias Publish = (_ db: DB, _ users: [String]?, _ latestSequence: Int64?) throws -> Void
+    package let publish: Publish?
+    /// Whether the timed work (due changes at their instant, pruning, the baseline) runs here:
+    /// with several replicas on one database only the lease holder's writer does it
+    /// (``SQLStore/setSingletonDuties(active:)``). A batch still consumes what is due before
+    /// its facts either way, so a change is never attributed to a later fact.
+    package let singletonDuties = Atomic<Bool>(true)
+    /// What ``singletonDuties`` was at the last timed work, to catch up when it turns on.
+    package var dutiesWereActive = true
+    /// Changes appended in the open transaction by cause label, for the metrics after COMMIT.
+    package var appendedChanges: [String: Int] = [:]
+    /// The facts the change recorder read after each successful write of the open batch, by
+    /// user (the latest write's): the `user_facts` records are built from them before COMMIT.
+    package var batchFacts: [ExactID: UserFacts] = [:]
+    /// The due pass's lag in the open transaction, reported after COMMIT.
+    package var pendingDueLagSeconds: Double?
+    /// The earliest due instant of any head, refreshed after every commit: the timer's alarm.
+    package var nextDueMs: Int64?
+    /// When the background prune runs next (monotonic); it also wakes the writer.
+    package var nextPruneAt = ContinuousClock.now
+    /// When the next chunk of the baseline for users who predate the change log runs
+    /// (``ChangeRecorder/recordBaseline(nowMs:limit:)``); `nil` once none remain.
+    package var baselineDueAt: ContinuousClock.Instant? = ContinuousClock.now
+
+    package init(db: DB, recorder: FactsRecorder<DB>, changes: ChangeRecorder<DB>, changeLog: ChangeLogSettings,
+         queue: WriteQueue<DB>, cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
+         maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) throws {
+        writeSavepoint = try SQLSavepoint(db, name: "fact_write")
+        self.onCommit = onCommit
+        self.publish = publish
+        self.db = db
+        self.recorder = recorder
+        self.changes = changes
+        self.changeLog = changeLog
+        self.queue = queue
+        self.cache = cache
+        self.readers = readers
+        self.statistics = statistics
+        self.maxBatchSize = maxBatchSize
+    }
+
+    /// Runs until the queue is closed and drained, then closes every connection.
+    package func run() {
+        refreshNextDue()
+        while let jobs = queue.take(limit: maxBatchSize, waitingAtMostMs: millisecondsUntilTimedWork()) {
+            var batch: [WriteJob<DB>] = []
+            for job in jobs {
+                switch job {
+                case let .seed(writes, continuation):
+                    commit(batch)
+                    batch.removeAll()
+                    continuation.resume(with: Result { try seed(writes) })
+                case let .withConnection(body, continuation):
+                    commit(batch)
+                    batch.removeAll()
+                    continuation.resume(with: Result { try body(db) })
+                case let .dueChanges(continuation):
+                    commit(batch)
+                    batch.removeAll()
+                    continuation.resume(with: Result { try commitDueChanges() })
+                case let .pruneChanges(cutoffMs, limit, continuation):
+                    commit(batch)
+                    batch.removeAll()
+                    continuation.resume(with: Result { try pruneChanges(occurredBefore: cutoffMs, limit: limit) })
+                case .write, .notification, .webhooks:
+                    batch.append(job)
+                }
+            }
+            commit(batch)
+            runTimedWork()
+        }
+        readers.close()
+        cache.invalidateAll()
+        // Closing the writer last lets SQLite checkpoint the WAL into the database file.
+        db.close()
+        queue.markFinished()
+    }
+
+    /// Commits `batch` (facts writes and notifications, never seeds) as one transaction.
+    private func commit(_ batch: [WriteJob<DB>], retryingLostConnection: Bool = DB.isSharedByReplicas,
+                        isolatingEachWrite: Bool = false) {
+        guard !batch.isEmpty else { return }
+        // A ROLLBACK that failed after an earlier failure (an I/O error) would make every later
+        // BEGIN fail with "cannot start a transaction within a transaction"; try it again here.
+        db.rollbackIgnoringErrors()
+        // Read transactions idle readers kept open would hold this commit's checkpoint back.
+        readers.endIdleSnapshots()
+        // Each job's answer, held until COMMIT and cache invalidation are done.
+        var answers: [() -> Void] = []
+        var affected = UsersInFirstSeenOrder()
+        var applied = 0
+        /// The users whose own write (a ``FactsWrite``) succeeded: their callers read them next.
+        var writingUsers = Set<ExactID>()
+        var committed = false
+        let started = ContinuousClock.now
+        appendedChanges = [:]
+        pendingDueLagSeconds = nil
+        batchFacts = [:]
+        do {
+            try db.transaction(beginning: DB.beginWrite) {
+                // Time first: a change that was due before these facts arrived is not theirs.
+                try recordDueChanges()
+                answers = try batch.map { job in
+                    var jobAffected = Set<ExactID>()
+                    let answer = try record(job, affectedUsers: &jobAffected, isolated: isolatingEachWrite)
+                    if answer.succeeded {
+                        affected.add(jobAffected)
+                        applied += 1
+                        if case let .write(write, _) = job { writingUsers.insert(ExactID(write.userID)) }
+                    }
+                    return answer.resume
+                }
+                try recorder.refreshRecords(for: affected.inOrder, known: batchFacts)
+                try publishCommit(users: affected.inOrder.map(\.text))
+            }
+            committed = true
+        } catch is WriteFailedWithoutSavepoint {
+            // Rolled back whole: again, each write in its own savepoint.
+            commit(batch, retryingLostConnection: retryingLostConnection, isolatingEachWrite: true)
+            return
+        } catch {
+            if batch.count > 1 {
+                for job in batch { commit([job], retryingLostConnection: retryingLostConnection) }
+                return
+            }
+            // A database server restarts and fails over: a write alone that met a dropped
+            // connection gets one more try on the reconnected one before its caller hears of it.
+            if retryingLostConnection, let failure = error as? any SQLFailure, failure.isTransient {
+                commit(batch, retryingLostConnection: false)
+                return
+            }
+            let failure = StoreError.storage(error, "storing the write")
+            answers = [{ Self.fail(batch[0], failure) }]
+        }
+        if committed {
+            statistics.withLock { counters in
+                counters.commits += 1
+                counters.appliedWrites += applied
+            }
+            if let onCommit {
+                let elapsed = ContinuousClock.now - started
+                onCommit(batch.count, elapsed.inSeconds)
+            }
+        }
+        if committed && !DB.isSharedByReplicas {
+            refreshCache(for: affected.inOrder, inserting: writingUsers)
+        } else {
+            cache.invalidate(affected.inOrder.lazy.map(\.text))
+        }
+        if committed { changesCommitted() }
+        for answer in answers { answer() }
+    }
+
+    /// Gives the cache the committed facts of `users` (``batchFacts``, read after each user's
+    /// last change in the batch: what their `user_facts` records were just built from, so what a
+    /// read after COMMIT returns) instead of dropping them; a user without such facts is
+    /// invalidated. `inserting`: users whose callers read them next, cached even when absent.
+    ///
+    /// Only when this writer is the database's only one (SQLite): with replicas on a shared
+    /// database another one may commit to the same user between this COMMIT and the refresh,
+    /// and its invalidation could then arrive first, so those engines invalidate.
+    ///
+    /// Measured (callgrind, distinct SubmitReceipt calls): the answer's read after the write
+    /// was a cache miss, ~48k instructions (a reader, the record's query and decode).
+    private func refreshCache(for users: [ExactID], inserting: Set<ExactID>) {
+        for user in users {
+            if let facts = batchFacts[user] {
+                cache.refresh(facts, for: user.text, insertingIfAbsent: inserting.contains(user))
+            } else {
+                cache.invalidate(CollectionOfOne(user.text))
+            }
+        }
+    }
+
+    /// The changes the job just recorded made, derived in its savepoint so they commit or
+    /// roll back with it; the users' facts read for it go into `facts`.
+    private func recordChanges(of users: Set<ExactID>, facts: inout [ExactID: UserFacts]) throws -> Int {
+        defer { recorder.addedEvents = [] }
+        return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents,
+                                         readFacts: &facts)
+    }
+
+    /// Keeps the facts a write that committed to its savepoint left its users with (a failed
+    /// write's were rolled back with it, so they are dropped).
+    private func keep(_ facts: [ExactID: UserFacts], if succeeded: Bool) {
+        guard succeeded else { return }
+        batchFacts.merge(facts) { _, newer in newer }
+    }
+
+    /// Records one job, `isolated` in its own savepoint; returns whether it succeeded and how to
+    /// answer it.
+    ///
+    /// Throws (aborting the batch) when the write failed for a reason that is not its own, see
+    /// ``abortsBatch(_:)``, or failed at all when not `isolated`.
+    private func record(_ job: WriteJob<DB>, affectedUsers: inout Set<ExactID>, isolated: Bool) throws
+        -> (succeeded: Bool, resume: () -> Void) {
+        recorder.addedEvents = []
+        switch job {
+        case let .write(write, continuation):
+            var appended = 0
+            var facts: [ExactID: UserFacts] = [:]
+            let answer = try answer(continuation, failing: "recording facts", isolated: isolated) {
+                let outcome = try recorder.record(write, affectedUsers: &affectedUsers)
+                appended = try recordChanges(of: affectedUsers, facts: &facts)
+                return outcome
+            }
+            keep(facts, if: answer.succeeded)
+            if answer.succeeded { appendedChanges[write.source.rawValue, default: 0] += appended }
+            return answer
+        case let .notification(notification, continuation):
+            var appended = 0
+            var facts: [ExactID: UserFacts] = [:]
+            let answer = try answer(continuation, failing: "recording a notification", isolated: isolated) {
+                let outcome = try recorder.apply(notification, affectedUsers: &affectedUsers)
+                appended = try recordChanges(of: affectedUsers, facts: &facts)
+                return outcome
+            }
+            keep(facts, if: answer.succeeded)
+            if answer.succeeded { appendedChanges[notification.source.rawValue, default: 0] += appended }
+            return answer
+        case let .webhooks(write, continuation):
+            return try answer(continuation, failing: "recording webhook deliveries", isolated: isolated) {
+                try WebhookOutboxRecorder(db: db).apply(write)
+            }
+        case .seed, .withConnection, .dueChanges, .pruneChanges:
+            preconditionFailure("run() runs seeds and connection jobs on their own, never in a batch")
+        }
+    }
+
+    /// Bulk load: big transactions, no per-write savepoints; a failure fails the rest.
+    ///
+    /// Seeded facts derive no changes (a bulk import is not news to consumers); a seeded user's
+    /// chains first appear in the change log with their next fact.
+    ///
+    /// Chunks already committed stay (each chunk is atomic, the whole seed is not).
+    private func seed(_ writes: [FactsWrite]) throws {
+        defer { cache.invalidateAll() }
+        var start = 0
+        while start < writes.count {
+            let end = min(start + WriterLimits.seedChunkSize, writes.count)
+            do {
+                try db.transaction(beginning: DB.beginWrite) {
+                    var affected = UsersInFirstSeenOrder()
+                    for write in writes[start..<end] {
+                        var written = Set<ExactID>()
+                        _ = try recorder.record(write, affectedUsers: &written)
+                        recorder.addedEvents = []
+                        affected.add(written)
+                    }
+                    try recorder.refreshRecords(for: affected.inOrder)
+                    try publish?(db, nil, nil)
+                }
+            } catch {
+                throw StoreError.storage(error, "seeding facts")
+            }
+            start = end
+        }
+    }
+}
+
+extension WriterLimits {
+    package static let seedChunkSize = 20_000
+}
