@@ -82,7 +82,7 @@ let package = Package(
                 exclude: ["schema.sql"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
-        // Webhooks: the change log pushed to HTTP endpoints through the durable outbox (issue 12).
+        // Webhooks: the change log pushed to HTTP endpoints through the durable outbox.
         .target(name: "Webhooks",
                 dependencies: ["EntitlementPorts", "Entitlements", "JWS", "ServiceRuntime", "HTTPClient"]),
         .target(name: "EntitlementService",
@@ -137,21 +137,29 @@ let package = Package(
                                          "SeededRandom"],
                           path: "Benchmarks/entitlementd-load"),
 
+        // Test-only: what more than one test target needs (the one `eventually`, a manual clock,
+        // temporary directories, the store suites' facts). Used by test targets only, never by
+        // a product (Scripts/lib/check-imports.py refuses an import of it anywhere else).
+        .target(name: "TestSupport", dependencies: ["EntitlementPorts", "Entitlements"], path: "Tests/TestSupport"),
+
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),
-        .testTarget(name: "RPCCoreTests", dependencies: ["RPCCore", "HTTPCore", "ProtobufWire", "SeededRandom"]),
+        .testTarget(name: "RPCCoreTests",
+                    dependencies: ["RPCCore", "HTTPCore", "ProtobufWire", "SeededRandom", "TestSupport"]),
         .testTarget(name: "HTTPProtocolTests",
                     dependencies: ["HTTP1", "HTTP2", "HTTPCore", "CNGHTTP2", "SeededRandom"]),
         .testTarget(name: "HTTPServerTests",
-                    dependencies: ["HTTPServer", "HTTP2", "HTTPCore", "CLinux", "SeededRandom"]),
+                    dependencies: ["HTTPServer", "HTTP2", "HTTPCore", "CLinux", "SeededRandom", "TestSupport"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements", "SeededRandom"]),
-        .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime"]),
-        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient"]),
+        .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "RPCClientTests",
-                    dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTP2", "ProtobufWire", "HTTPServer"]),
+                    dependencies: ["RPCClient", "RPCCore", "HTTPCore", "HTTP2", "ProtobufWire", "HTTPServer",
+                                   "TestSupport"]),
         .testTarget(
             name: "AppStoreSimulatorTests",
-            dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements", "HTTPCore", "SeededRandom"]),
+            dependencies: ["AppStoreSimulator", "AppStore", "JWS", "Entitlements", "HTTPCore", "SeededRandom",
+                           "TestSupport"]),
         .testTarget(name: "AppStoreTests", dependencies: ["AppStore", "Entitlements", "SeededRandom"]),
         // Wycheproof/: Google's ECDSA P-256 vectors (test data, Apache-2.0, its LICENSE beside them).
         .testTarget(name: "JWSTests", dependencies: ["JWS", "SeededRandom"], resources: [.copy("Wycheproof")]),
@@ -160,25 +168,25 @@ let package = Package(
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLDatabase", "ServiceRuntime"]),
         .testTarget(name: "EntitlementStorageTests",
                     dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "Entitlements", "SQLite",
-                                   "SQLDatabase", "ServiceRuntime", "SeededRandom"]),
+                                   "SQLDatabase", "ServiceRuntime", "SeededRandom", "TestSupport"]),
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "StorageCore", "SQLiteStore", "PostgreSQLStore",
-                                   "EntitlementMemoryStore", "Entitlements", "PostgreSQL"]),
+                                   "EntitlementMemoryStore", "Entitlements", "PostgreSQL", "TestSupport"]),
         // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory; the
         // libcurl transport against the HTTP server on loopback.
         .testTarget(name: "WebhooksTests",
                     dependencies: ["Webhooks", "EntitlementPorts", "EntitlementMemoryStore", "Entitlements",
-                                   "ServiceRuntime", "HTTPServer", "HTTPCore"]),
+                                   "ServiceRuntime", "HTTPServer", "HTTPCore", "TestSupport"]),
         // The composition root's edges: metric labels from what the service observed.
         .testTarget(
             name: "EntitlementDaemonTests",
             dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts",
-                           "StorageCore", "SQLiteStore", "Entitlements"]),
+                           "StorageCore", "SQLiteStore", "Entitlements", "TestSupport"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",
                                    "EntitlementAPI", "AppStore", "JWS", "RPCCore", "HTTPCore", "ServiceRuntime",
-                                   "HTTPClient", "AppStoreServerAPI", "ProtobufWire"]),
+                                   "HTTPClient", "AppStoreServerAPI", "ProtobufWire", "TestSupport"]),
     ]
 )

@@ -9,8 +9,10 @@ an edge: the import works only until that other dependency changes. So a direct 
 must be declared. Every form of import counts (`@testable`, `internal`, `public`,
 `@_implementationOnly`, `import struct X.Y`), inside `#if` blocks too: `#if canImport(...)`
 guards an import on some platforms, and where it compiles it is an edge like any other.
-Comments and multi-line string literals are skipped. Prints each offending file with the
-module and the target, and exits 1; exits 0 with a one-line count otherwise."""
+Comments and multi-line string literals are skipped. TESTS_ONLY modules (the shared test
+helpers) may be imported by test targets only, so no product can come to depend on them.
+Prints each offending file with the module and the target, and exits 1; exits 0 with a
+one-line count otherwise."""
 import json
 import pathlib
 import re
@@ -24,6 +26,9 @@ TOOLCHAIN = {
     "FoundationXML", "Dispatch", "XCTest", "Testing",
     "Glibc", "Musl", "Bionic", "Android", "WASILibc", "Darwin", "os", "ucrt", "WinSDK",
 }
+
+# Regular targets that exist for the test targets; nothing else may import them.
+TESTS_ONLY = {"TestSupport"}
 
 ATTRIBUTE = r"@\w+(?:\([^)]*\))?\s+"
 MODIFIER = r"(?:public|package|internal|fileprivate|private)\s+"
@@ -100,6 +105,9 @@ def main():
                 if module not in allowed:
                     problems.append(f"{path}:{number}: imports {module}, which is not a dependency "
                                     f"of target {target['name']} in Package.swift")
+                elif module in TESTS_ONLY and target["type"] != "test" and module != target["name"]:
+                    problems.append(f"{path}:{number}: imports {module}, which test targets only may use "
+                                    f"(target {target['name']} is not one)")
     if problems:
         print("imports of modules the target does not declare (add them to its dependencies "
               "in Package.swift):", file=sys.stderr)

@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import SeededRandom
 import Synchronization
+import TestSupport
 import XCTest
 
 /// The delivery planner as a pure function of a seeded generator, and the sender's ordering.
@@ -53,8 +54,7 @@ final class DeliveryTests: XCTestCase {
         for index in 0..<50 {
             delivery.submit([.init(label: "n", notificationUUID: "\(index)", body: Array("\(index)".utf8))])
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while delivery.pending > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("every notification delivered") { delivery.pending == 0 }
         XCTAssertEqual(poster.bodies, (0..<50).map { "\($0)" })
         XCTAssertEqual(delivery.recentDeliveries.map(\.httpStatus), Array(repeating: 200, count: 50))
     }

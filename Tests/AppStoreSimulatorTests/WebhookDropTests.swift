@@ -1,5 +1,6 @@
 import AppStoreSimulator
 import Synchronization
+import TestSupport
 import XCTest
 
 /// Dropped deliveries: the policy as a table, and the sender never posting what it drops
@@ -39,8 +40,7 @@ final class WebhookDropTests: XCTestCase {
         // however far behind the sender is (testAPolicySetLaterLeavesEarlierNotificationsAlone).
         try api.control("drop-webhooks", ["drop": "all"])
         try api.control("refund", ["transaction_id": id])
-        for _ in 0..<3000 where delivery.pending > 0 { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertEqual(delivery.pending, 0)
+        try await eventually("nothing pending") { delivery.pending == 0 }
         XCTAssertEqual(poster.count, 2, "the 2nd of three was dropped, and the refund after 'all'")
         let dropped = delivery.recentDeliveries.filter(\.isDropped).map(\.label)
         XCTAssertEqual(dropped, ["DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "REFUND"])
@@ -73,8 +73,7 @@ final class WebhookDropTests: XCTestCase {
         try api.control("drop-webhooks", ["drop": "all"])
         try api.control("refund", ["transaction_id": id])
         poster.open()
-        for _ in 0..<500 where delivery.pending > 0 { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertEqual(delivery.pending, 0)
+        try await eventually("nothing pending") { delivery.pending == 0 }
         XCTAssertEqual(poster.count, 2, "both notifications from before 'all' were posted")
         XCTAssertEqual(delivery.recentDeliveries.map(\.label),
                        ["SUBSCRIBED/INITIAL_BUY", "DID_CHANGE_RENEWAL_STATUS/AUTO_RENEW_DISABLED", "REFUND"])

@@ -6,6 +6,7 @@ import PostgreSQLStore
 import SQLiteStore
 import StorageCore
 import Synchronization
+import TestSupport
 
 /// A repository with its change log, as the contract's change-log tests need it.
 typealias ChangeLoggingRepository = any EntitlementRepository & EntitlementChangeLog & EntitlementChangeUpkeep
@@ -19,14 +20,13 @@ extension Backend {
     ) async throws {
         switch self {
         case .sqlite:
-            let directory = NSTemporaryDirectory() + "entitlement-contract-\(UUID().uuidString)"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("entitlement-contract")
+            defer { directory.remove() }
             var configuration = EntitlementStore.Configuration(
                 transferPolicy: policy, factsCacheCapacity: 128, clock: clock.read)
             configuration.changeRetentionMs = nil
             configuration.dueTimer = false  // the test moves the clock and drives time itself
-            let store = try EntitlementStore(path: directory + "/entitlements.sqlite", configuration: configuration)
+            let store = try EntitlementStore(path: directory.file("entitlements.sqlite"), configuration: configuration)
             try await withStarted(store) { try await body($0) }
         case .memory:
             try await body(InMemoryEntitlementStore(transferPolicy: policy, clock: clock.read))
@@ -38,17 +38,6 @@ extension Backend {
             try await PostgresTestServer.withStore(configuration: configuration) { try await body($0) }
         }
     }
-}
-
-/// A clock the test sets: time-driven changes are tested without sleeping.
-final class ManualClock: Sendable {
-    private let ms: Mutex<Int64>
-
-    init(_ ms: Int64) { self.ms = Mutex(ms) }
-
-    var read: @Sendable () -> Int64 { { [self] in ms.withLock { $0 } } }
-
-    func set(_ value: Int64) { ms.withLock { $0 = value } }
 }
 
 /// Collects what `onChangesCommitted` reports.

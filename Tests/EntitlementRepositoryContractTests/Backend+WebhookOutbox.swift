@@ -4,6 +4,7 @@ import Foundation
 import PostgreSQLStore
 import SQLiteStore
 import StorageCore
+import TestSupport
 
 extension Backend {
     /// Runs `body` with a fresh, empty ``WebhookOutbox`` of this backend. `reopen` (SQLite
@@ -14,10 +15,9 @@ extension Backend {
     ) async throws {
         switch self {
         case .sqlite:
-            let directory = NSTemporaryDirectory() + "webhook-outbox-\(UUID().uuidString)"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
-            let path = directory + "/entitlements.sqlite"
+            let directory = try TemporaryDirectory("webhook-outbox")
+            defer { directory.remove() }
+            let path = directory.file("entitlements.sqlite")
             var store = try EntitlementStore(path: path, configuration: .init())
             store.start()
             do {

@@ -7,6 +7,7 @@ import SQLiteStore
 import StorageCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// Every implementation of ``EntitlementRepository``: each contract test runs once per case.
 ///
@@ -37,11 +38,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     ) async throws {
         switch self {
         case .sqlite:
-            let directory = NSTemporaryDirectory() + "entitlement-contract-\(UUID().uuidString)"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let directory = try TemporaryDirectory("entitlement-contract")
+            defer { directory.remove() }
             let store = try EntitlementStore(
-                path: directory + "/entitlements.sqlite",
+                path: directory.file("entitlements.sqlite"),
                 configuration: .init(transferPolicy: policy, factsCacheCapacity: 128, clock: clock))
             try await withStarted(store) { try await body($0) }
         case .memory:

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// The change log across users: ownership transfer, chains bound late, the reads consumers
 /// page with, and retention.

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// The change log (issue 12): a change whenever CheckEntitlement's state for a user's chain
 /// moves, written with the fact that caused it, and nothing for renewals that stay ACTIVE.

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// The contract's smaller promises: what a refused notification leaves, whose idempotency key
 /// is whose, ownership moving back and forth, and unknown users.

@@ -1,20 +1,9 @@
 import EntitlementPorts
 import Entitlements
+import TestSupport
 
-/// Notification test facts: a V2 notification about one chain, and the events a caller derives.
+/// Notification test facts beyond the shared ones: the events a caller derives, renewal infos, states.
 extension Fixture {
-    static let purchasedAt: Int64 = 1_700_000_000_000
-    static let expiresAt: Int64 = purchasedAt + 2_592_000_000
-
-    static func notification(
-        _ uuid: String, signedAt: Int64 = purchasedAt + 1_000, transactions: [Transaction] = [],
-        renewals: [RenewalInfo] = [], events: [HistoryEvent] = [], reversedRefunds: [String] = []
-    ) -> NotificationWrite {
-        NotificationWrite(source: .notificationV2, sourceID: uuid, signedDateMs: signedAt,
-                          transactions: transactions, renewalInfos: renewals, events: events,
-                          reversedRefunds: reversedRefunds)
-    }
-
     /// The event a caller records for a notification, with the notification's id as its own.
     static func event(
         _ id: String, _ kind: HistoryEvent.Kind, chain: String, at occurredAtMs: Int64,

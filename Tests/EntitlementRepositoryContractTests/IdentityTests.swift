@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import Synchronization
 import Testing
+import TestSupport
 
 /// App account tokens: issued once per user, binding purchases that carry them, and the claim
 /// rules that keep a purchase with its account (``ClaimRules``), on every backend.
@@ -71,8 +72,8 @@ struct IdentityTests {
     @Test(arguments: [TransferPolicy.transfer, .reject], Backend.allCases)
     func aClaimOfAnotherAccountsTokenIsRefusedUnderEveryPolicy(policy: TransferPolicy, backend: Backend) async throws {
         // A refusal's event is dated by the store's clock; each attempt here gets its own instant.
-        let clock = TestClock(1_800_000_000_000)
-        try await backend.withRepository(policy: policy, clock: clock.now) { store in
+        let clock = ManualClock(1_800_000_000_000)
+        try await backend.withRepository(policy: policy, clock: clock.read) { store in
             let token = try await Self.tokens(store).appAccountToken(userID: "alice")
             let first = Self.bought("10", chain: "10", token: token)
             _ = try await store.apply(Fixture.notification("v2:subscribed", transactions: [first]))
@@ -167,8 +168,8 @@ struct IdentityTests {
 
     @Test(arguments: Backend.allCases)
     func ownersListsEveryAccountAChainPassedThrough(backend: Backend) async throws {
-        let clock = TestClock(1_800_000_000_000)
-        try await backend.withRepository(policy: .transfer, clock: clock.now) { store in
+        let clock = ManualClock(1_800_000_000_000)
+        try await backend.withRepository(policy: .transfer, clock: clock.read) { store in
             let tokens = try Self.tokens(store)
             #expect(try tokens.owners(originalTransactionID: "10") == [])
             let first = Self.bought("10", chain: "10", token: nil)
@@ -184,10 +185,3 @@ struct IdentityTests {
     }
 }
 
-/// A clock tests move by hand.
-final class TestClock: Sendable {
-    private let ms: Mutex<Int64>
-    init(_ start: Int64) { ms = Mutex(start) }
-    var now: @Sendable () -> Int64 { { [self] in ms.withLock { $0 } } }
-    func advance(by delta: Int64) { ms.withLock { $0 += delta } }
-}

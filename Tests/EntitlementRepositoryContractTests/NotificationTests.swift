@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// Notifications are about chains: applied once per source id, for the chain's owner or kept
 /// for the chain until a receipt binds it, never moving state backwards.

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// History names the notification that reported or confirmed each event: one event per
 /// happening, whoever reported it first, with the Apple type filled in when a notification

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// A chain belongs to one user: a second user's receipt moves it (the previous owner's history
 /// says so) or, under the reject policy, fails the whole write and changes nothing.

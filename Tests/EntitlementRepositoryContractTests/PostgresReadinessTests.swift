@@ -3,6 +3,7 @@ import PostgreSQLStore
 import StorageCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// A replica's ``StoreReadiness`` (what `/healthz` answers, so haproxy takes it out) follows
 /// whether it can reach its database: unavailable, with a reason, while it cannot; ready again
@@ -25,12 +26,13 @@ struct PostgresReadinessTests {
             try await PostgresTestServer.execute("""
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'
                 """, on: server)
-            let down = try await eventually(seconds: 10) { store.readiness != .ready }
-            #expect(down, "the listener's session ended but the store still says ready")
+            try await eventually("the store unavailable once the listener's session ended", within: .seconds(10)) {
+                store.readiness != .ready
+            }
             // Several retries later it is still out, and says why (a retry's own words come once
             // it has tried to connect again, which a loaded machine may delay past the second).
             try await Task.sleep(for: .seconds(1))
-            _ = try await eventually(seconds: 10) {
+            try? await eventually("the retry's reason", within: .seconds(10)) {
                 if case let .unavailable(reason) = store.readiness {
                     return reason.contains("not currently accepting connections")
                 }
@@ -45,10 +47,9 @@ struct PostgresReadinessTests {
 
             try await PostgresTestServer.execute("ALTER DATABASE \(name) ALLOW_CONNECTIONS true", on: server)
             // The listener stores its readiness before it calls onChange: wait for the call too.
-            let back = try await eventually(seconds: 10) {
+            try await eventually("the store ready again once the database accepts sessions", within: .seconds(10)) {
                 store.readiness == .ready && changes.withLock { $0.count } == 2
             }
-            #expect(back, "the database accepts sessions again but the store stays unavailable")
             let told = changes.withLock { $0 }
             #expect(told.count == 2 && told.last == .ready, "\(told)")
             if case .unavailable = told.first {} else { Issue.record("first change was not unavailable: \(told)") }

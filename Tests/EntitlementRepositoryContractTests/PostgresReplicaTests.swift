@@ -6,6 +6,7 @@ import PostgreSQLStore
 import SQLiteStore
 import StorageCore
 import Testing
+import TestSupport
 
 /// Two ``PostgresEntitlementStore``s on one database are two replicas: what one process
 /// guaranteed alone must hold across them (the writers serialize on the advisory lock; each
@@ -93,10 +94,8 @@ struct PostgresReplicaTests {
                     }
                 }
                 // Each replica may answer from its cache until the other's NOTIFY arrives (milliseconds).
-                let decided = try await eventually(seconds: 10) { owners(a).count == 1 }
-                #expect(decided, "round \(round): \(owners(a))")
-                let agrees = try await eventually(seconds: 10) { owners(b) == owners(a) }
-                #expect(agrees, "round \(round)")
+                try await eventually("round \(round): one owner", within: .seconds(10)) { owners(a).count == 1 }
+                try await eventually("round \(round): b agrees", within: .seconds(10)) { owners(b) == owners(a) }
             }
         }
     }
@@ -107,8 +106,9 @@ struct PostgresReplicaTests {
             #expect(transactionIDs(try b.facts(userID: "alice")) == ["1"], "read by b, now in b's cache")
             _ = try await a.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1"),
                                                             Fixture.subscription("2", chain: "1")]))
-            let seen = try await eventually(seconds: 10) { transactionIDs(try b.facts(userID: "alice")) == ["1", "2"] }
-            #expect(seen, "b still answers from its cache: the invalidation never arrived")
+            try await eventually("b's cache invalidated by a's write", within: .seconds(10)) {
+                transactionIDs(try b.facts(userID: "alice")) == ["1", "2"]
+            }
             #expect(transactionIDs(try a.facts(userID: "alice")) == ["1", "2"], "a reads its own write at once")
         }
     }
@@ -120,8 +120,9 @@ struct PostgresReplicaTests {
             _ = try await a.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1")]))
             let latest = try a.changeLogBounds().latest
             #expect(latest > 0)
-            let woken = try await eventually(seconds: 10) { heard.values.contains(latest) }
-            #expect(woken, "b's observers heard \(heard.values), not \(latest)")
+            try await eventually("b's observers heard \(latest)", within: .seconds(10)) {
+                heard.values.contains(latest)
+            }
         }
     }
 
@@ -222,28 +223,21 @@ struct PostgresReconnectTests {
             _ = try await b.write(Fixture.receipt("alice", [Fixture.subscription("1", chain: "1"),
                                                             Fixture.subscription("2", chain: "1")]))
             #expect(transactionIDs(try b.facts(userID: "alice")) == ["1", "2"], "b's reader reconnected")
-            let dropped = try await eventually(seconds: 10) { !drops.values.isEmpty }
-            #expect(dropped, "a's listener noticed its session ended")
-            let fresh = try await eventually(seconds: 10) { transactionIDs(try a.facts(userID: "alice")) == ["1", "2"] }
-            #expect(fresh, "a still answers from a cache no notification reached")
+            try await eventually("a's listener noticed its session ended", within: .seconds(10)) {
+                !drops.values.isEmpty
+            }
+            try await eventually("a's cache dropped while no notification reached it", within: .seconds(10)) {
+                transactionIDs(try a.facts(userID: "alice")) == ["1", "2"]
+            }
 
             // Listening again: a later write on b reaches a's cache through NOTIFY.
             #expect(transactionIDs(try a.facts(userID: "alice")) == ["1", "2"])
             _ = try await b.write(Fixture.receipt("alice", [Fixture.subscription("3", chain: "1")]))
-            let heard = try await eventually(seconds: 10) { transactionIDs(try a.facts(userID: "alice")).count == 3 }
-            #expect(heard)
+            try await eventually("b's later write heard by a", within: .seconds(10)) {
+                transactionIDs(try a.facts(userID: "alice")).count == 3
+            }
             await a.close()
             await b.close()
         }
     }
-}
-
-/// Polls `condition` every 10 ms until it holds or `seconds` pass (a loaded machine may be slow).
-func eventually(seconds: Double, _ condition: () throws -> Bool) async throws -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return try condition()
 }

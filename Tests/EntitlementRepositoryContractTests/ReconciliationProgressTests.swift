@@ -5,6 +5,7 @@ import Foundation
 import SQLiteStore
 import StorageCore
 import Testing
+import TestSupport
 
 /// The reconciliation watermark (``ReconciliationProgress``) on every backend: per
 /// environment, never backwards, ordered after the writes acknowledged before it, and (SQLite)
@@ -43,10 +44,9 @@ struct ReconciliationProgressTests {
     }
 
     @Test func theSQLiteWatermarkSurvivesReopening() async throws {
-        let directory = NSTemporaryDirectory() + "entitlement-watermark-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/entitlements.sqlite"
+        let directory = try TemporaryDirectory("entitlement-watermark")
+        defer { directory.remove() }
+        let path = directory.file("entitlements.sqlite")
         let first = try EntitlementStore(path: path)
         first.start()
         try await first.recordReconciled(.sandbox, through: 1_700_000_000_000)

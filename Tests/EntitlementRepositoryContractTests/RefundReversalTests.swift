@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// REFUND, REFUND_REVERSED and a later REFUND again commute: the state depends on which
 /// notifications arrived, never on their order.

@@ -5,6 +5,7 @@ import SQLiteStore
 import StorageCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// Two leases on one database: one holds, the other takes over when the holder releases or
 /// its session dies.
@@ -25,20 +26,10 @@ struct SingletonLeaseTests {
         return (lease, recorder, Task { await lease.run() })
     }
 
-    /// Polls `condition` every 20 ms for up to `seconds` (generous: the machine may be loaded).
-    func eventually(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
-
     @Test func oneHoldsAndReleaseHandsOver() async throws {
         try await PostgresTestServer.withDatabase { url in
             let (a, recordA, runA) = try makeLease(url, name: "lease-a")
-            #expect(await eventually { a.isHeld })
+            try await eventually("a holds the lease") { a.isHeld }
             let (b, recordB, runB) = try makeLease(url, name: "lease-b")
             // B keeps trying while A holds: give it several retry intervals to (wrongly) succeed.
             try await Task.sleep(for: .milliseconds(600))
@@ -46,7 +37,7 @@ struct SingletonLeaseTests {
             await a.stop()
             await runA.value
             #expect(recordA.changes == [.acquired, .released])
-            #expect(await eventually { b.isHeld })
+            try await eventually("b holds the lease") { b.isHeld }
             await b.stop()
             await runB.value
             #expect(recordB.changes == [.acquired, .released])
@@ -56,7 +47,7 @@ struct SingletonLeaseTests {
     @Test func aKilledHolderSessionHandsOverAndTheHolderReportsLoss() async throws {
         try await PostgresTestServer.withDatabase { url in
             let (a, recordA, runA) = try makeLease(url, name: "lease-a")
-            #expect(await eventually { a.isHeld })
+            try await eventually("a holds the lease") { a.isHeld }
             let (b, _, runB) = try makeLease(url, name: "lease-b")
             try await Task.sleep(for: .milliseconds(300))
             #expect(!b.isHeld)
@@ -65,8 +56,10 @@ struct SingletonLeaseTests {
                 SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                 WHERE application_name = 'lease-a' AND datname = current_database()
                 """, on: url)
-            #expect(await eventually { b.isHeld })
-            #expect(await eventually { recordA.changes.first == .acquired && recordA.changes.count >= 2 })
+            try await eventually("b holds the lease") { b.isHeld }
+            try await eventually("a reported its loss") {
+                recordA.changes.first == .acquired && recordA.changes.count >= 2
+            }
             guard case .lost = recordA.changes.dropFirst().first else {
                 Issue.record("A should report the loss, got \(recordA.changes)")
                 return
@@ -75,7 +68,7 @@ struct SingletonLeaseTests {
             try await Task.sleep(for: .milliseconds(400))
             #expect(!a.isHeld)
             await b.stop()
-            #expect(await eventually { a.isHeld })
+            try await eventually("a holds the lease") { a.isHeld }
             await a.stop()
             await runA.value
             await runB.value
@@ -88,7 +81,7 @@ struct SingletonLeaseTests {
         let recorder = Recorder()
         let lease = SingletonLease(configuration: .init(url: url, retryIntervalMs: 50), onChange: recorder.record)
         let run = Task { await lease.run() }
-        #expect(await eventually { !recorder.changes.isEmpty })
+        try await eventually("a change reported") { !recorder.changes.isEmpty }
         // Several more failed attempts, none reported again.
         try await Task.sleep(for: .milliseconds(400))
         await lease.stop()
@@ -122,7 +115,7 @@ struct SingletonLeaseTests {
             let recorder = Recorder()
             let lease = try #require(store.makeSingletonLease(onChange: recorder.record))
             let run = Task { await lease.run() }
-            #expect(await eventually { lease.isHeld })
+            try await eventually("the lease held") { lease.isHeld }
             let named = try await PostgresTestServer.offPool {
                 let connection = try PostgreSQL.Connection(url: url)
                 defer { connection.close() }

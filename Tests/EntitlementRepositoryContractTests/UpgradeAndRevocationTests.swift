@@ -1,6 +1,7 @@
 import Entitlements
 import EntitlementPorts
 import Testing
+import TestSupport
 
 /// An upgrade is one PRODUCT_CHANGE and a Family Sharing revocation one REVOKE in the stored
 /// history, whichever of the receipt and the notification arrives first.

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import Testing
+import TestSupport
 
 /// Writing facts: idempotency by transaction and by source, refunds that stay, the newest
 /// renewal info, and every acknowledged write visible to the next read.

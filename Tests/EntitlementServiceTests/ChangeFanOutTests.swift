@@ -1,6 +1,7 @@
 import EntitlementAPI
 @testable import EntitlementService
 import Entitlements
+import TestSupport
 import XCTest
 
 /// WatchEntitlementChanges over a scripted change log: replay then live with no gap and no

@@ -5,6 +5,7 @@ import Entitlements
 import RPCCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// CheckEntitlement's kept answers: whatever the memo hands out is, byte for byte, what judging
 /// the facts afresh at that instant encodes to.
@@ -51,19 +52,19 @@ struct CheckAnswerMemoTests {
     func keptAnswersAreTheBytesAFreshJudgementGives(handsOverMemo: Bool) throws {
         let repository = CachedFacts(handsOverMemo: handsOverMemo)
         repository.facts.withLock { $0 = Self.subscription().withCheckAnswerMemo() }
-        let clock = Atomic<Int64>(Self.start)
+        let clock = ManualClock(Self.start)
         let receipts = ReceiptSubmission(
             verifier: Harness.verifier(ScriptedApple([])),
             signedTransactions: SignedTransactionVerifier(verifier: .init(), bundleID: nil),
             repository: repository, catalog: .empty, verifyCacheTTLMs: nil, now: Harness.clock)
         let rpcs = EntitlementRPCs(repository: repository, catalog: .empty, receipts: receipts,
-                                   now: { clock.load(ordering: .relaxed) })
+                                   now: clock.read)
 
         var previous: [UInt8] = []
         var lastCallRead = false
         func expectFresh(at instant: Int64, productID: String = "", atMs: Int64 = 0, _ what: Comment,
                          kept: Bool? = nil) throws {
-            clock.store(instant, ordering: .relaxed)
+            clock.set(instant)
             var request = EntitlementV1.CheckEntitlementRequest()
             request.userID = "alice"
             request.productID = productID

@@ -6,6 +6,7 @@ import Entitlements
 import JWS
 import ServiceRuntime
 import Synchronization
+import TestSupport
 import XCTest
 
 /// Reconciliation: what the webhook missed is applied once, the watermark moves only after a
@@ -83,8 +84,8 @@ final class NotificationReconcilerTests: XCTestCase {
     }
 
     func testAFailedPageLeavesTheWatermarkAndTheNextRunAsksTheSameWindowAgain() async throws {
-        let clock = Mutex(Harness.now)
-        let s = try setup(pageSize: 1, clock: { clock.withLock { $0 } })
+        let clock = ManualClock(Harness.now)
+        let s = try setup(pageSize: 1, clock: clock.read)
         try await s.store.recordReconciled(.sandbox, through: Harness.now - Self.day)
         _ = try await s.harness.receipt("alice", [N.subscription("1", chain: "1")])
         for (uuid, id) in [("uuid-a", "2"), ("uuid-b", "3")] {
@@ -104,7 +105,7 @@ final class NotificationReconcilerTests: XCTestCase {
         let productionWatermark = try await s.store.reconciledThrough(.production)
         XCTAssertEqual(productionWatermark, Harness.now, "production completed")
 
-        clock.withLock { $0 += Self.hour }
+        clock.advance(by: Self.hour)
         let retry = try await s.reconciler.reconcile()
         let again = try XCTUnwrap(retry.environments.first { $0.environment == .sandbox })
         XCTAssertNil(again.error)
@@ -143,7 +144,7 @@ final class NotificationReconcilerTests: XCTestCase {
         let gate = Latch()
         let s = try setup(gate: gate)
         let first = Task { try await s.reconciler.reconcile() }
-        for _ in 0..<5000 where s.history.requests.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        try await eventually("the first run asked for a page") { !s.history.requests.isEmpty }
         XCTAssertEqual(s.history.requests.count, 1, "the first run is inside the source, held by the gate")
         do {
             _ = try await s.reconciler.reconcile()

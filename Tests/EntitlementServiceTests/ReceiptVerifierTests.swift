@@ -5,6 +5,7 @@ import Foundation
 import JWS
 import RPCCore
 import Testing
+import TestSupport
 
 /// The verifier's decisions against a scripted Apple: which endpoint it asks, how often, how
 /// long it backs off, and what each of Apple's answers becomes.

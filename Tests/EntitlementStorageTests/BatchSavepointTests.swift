@@ -5,6 +5,7 @@ import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
 import Synchronization
+import TestSupport
 import XCTest
 
 /// A batch runs without savepoints unless one of its writes fails on its own account; then it
@@ -77,7 +78,7 @@ final class BatchSavepointTests: StoreTestCase {
             let deadline = Date().addingTimeInterval(30)
             while queue.pendingJobs < count, Date() < deadline { usleep(1_000) }
         }
-        while !holding.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually("the writer held") { holding.load(ordering: .acquiring) }
         let results = await withTaskGroup(of: (Int, Result<WriteOutcome, any Error>).self) { group in
             for (index, write) in writes.enumerated() {
                 group.addTask {

@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// `chains_decimal_ids` keeps canonical decimal chain ids as INTEGERs: every chain id must read

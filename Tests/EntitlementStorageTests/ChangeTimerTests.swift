@@ -5,6 +5,7 @@ import ServiceRuntime
 import SQLiteStore
 import StorageCore
 import Synchronization
+import TestSupport
 import XCTest
 
 /// The SQLite store's own due timer: time-driven changes with no call from anyone, at their
@@ -22,23 +23,15 @@ final class ChangeTimerTests: StoreTestCase {
 
     private func open(
         clock: @escaping UnixClock, reports: ChangeLogReporting = ChangeLogReporting(),
-        retentionMs: Int64? = nil
+        retentionMs: Int64? = nil, dueTimer: Bool = true
     ) throws -> EntitlementStore {
         var configuration = EntitlementStore.Configuration(clock: clock)
         configuration.changeLogReporting = reports
         configuration.changeRetentionMs = retentionMs
+        configuration.dueTimer = dueTimer
         let store = try EntitlementStore(path: databasePath, configuration: configuration)
         store.start()
         return store
-    }
-
-    /// Polls (generously: the machine may be loaded) until `condition` holds.
-    private func waitUntil(seconds: Double = 20, _ condition: () throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while try !condition() {
-            guard Date() < deadline else { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     func testAnExpiryIsWrittenAtItsInstantWithoutAnyCall() async throws {
@@ -63,7 +56,7 @@ final class ChangeTimerTests: StoreTestCase {
 
         // A reader sees the commit before the writer wakes the log's observers (it does so
         // after COMMIT), so wait for the report too, not only for the row.
-        try await waitUntil {
+        try await eventually("the expiry written and reported") {
             try store.changes(after: 1, userID: nil, limit: 10).count == 1
                 && reports.values.contains { $0.sequence == 2 }
         }
@@ -82,9 +75,8 @@ final class ChangeTimerTests: StoreTestCase {
     }
 
     func testInstantsPassedWhileDownAreCaughtUpAtStartupAtTheirInstants() async throws {
-        let clockMs = Mutex<Int64>(Self.purchasedAt + 1_000)
-        let clock: UnixClock = { clockMs.withLock { $0 } }
-        var store = try open(clock: clock)
+        let clock = ManualClock(Self.purchasedAt + 1_000)
+        var store = try open(clock: clock.read)
         let renewal = RenewalInfo(
             originalTransactionID: "1", autoRenewStatus: true, isInBillingRetryPeriod: true,
             gracePeriodExpiresDateMs: Self.expiresAt + 86_400_000,
@@ -93,9 +85,11 @@ final class ChangeTimerTests: StoreTestCase {
             Fixture.receipt("alice", [Fixture.subscription("1", chain: "1")], renewals: [renewal]))
         await store.close()
 
-        clockMs.withLock { $0 = Self.expiresAt + 10 * 86_400_000 }
-        store = try open(clock: clock)
-        try await waitUntil { try store.changes(after: 0, userID: nil, limit: 10).count == 3 }
+        clock.set(Self.expiresAt + 10 * 86_400_000)
+        store = try open(clock: clock.read)
+        try await eventually("three changes caught up") {
+            try store.changes(after: 0, userID: nil, limit: 10).count == 3
+        }
         let changes = try store.changes(after: 0, userID: nil, limit: 10)
         XCTAssertEqual(changes.map(\.entitlement.state), [.active, .gracePeriod, .billingRetry])
         XCTAssertEqual(
@@ -105,8 +99,10 @@ final class ChangeTimerTests: StoreTestCase {
     }
 
     func testAFactThatMakesTheInstantMootMovesIt() async throws {
-        let now = WallClock.unixMilliseconds()
-        let store = try open(clock: WallClock.unixMilliseconds)
+        // The test moves the clock past the first expiry and asks for what is due itself.
+        let clock = ManualClock(Self.purchasedAt)
+        let now = clock.now
+        let store = try open(clock: clock.read, dueTimer: false)
         let first = Transaction(
             transactionID: "1", originalTransactionID: "1", productID: "p", purchaseDateMs: now - 1_000,
             expiresDateMs: now + 1_000, declaredProductType: .autoRenewable)
@@ -117,7 +113,9 @@ final class ChangeTimerTests: StoreTestCase {
         _ = try await store.write(Fixture.receipt("alice", [first]))
         _ = try await store.write(Fixture.receipt("alice", [renewed]))
         XCTAssertEqual(try store.nextDueInstant(), now + 3_600_000)
-        try await Task.sleep(for: .milliseconds(1_500))
+        clock.advance(by: 1_500)
+        let written = try await store.recordDueChanges()
+        XCTAssertEqual(written, 0, "nothing is due at the moot instant")
         XCTAssertEqual(
             try store.changes(after: 0, userID: nil, limit: 10).map(\.entitlement.state), [.active],
             "the renewal made the first expiry moot: no change at it")
@@ -125,22 +123,23 @@ final class ChangeTimerTests: StoreTestCase {
     }
 
     func testTheBackgroundPruneKeepsOnlyTheRetentionWindow() async throws {
-        let clockMs = Mutex<Int64>(Self.purchasedAt)
-        let clock: UnixClock = { clockMs.withLock { $0 } }
+        let clock = ManualClock(Self.purchasedAt)
         let pruned = Mutex(0)
-        var store = try open(clock: clock)
+        var store = try open(clock: clock.read)
         for index in 1...5 {
-            clockMs.withLock { $0 = Self.purchasedAt + Int64(index) * 86_400_000 }
+            clock.set(Self.purchasedAt + Int64(index) * 86_400_000)
             _ = try await store.write(
                 Fixture.receipt("u\(index)", [Fixture.subscription("\(index)", chain: "\(index)")]))
         }
         await store.close()
         // Reopened with 2.5 days of retention at day 5: days 1 and 2 go, by the writer alone.
         store = try open(
-            clock: clock, reports: ChangeLogReporting(pruned: { count in pruned.withLock { $0 += count } }),
+            clock: clock.read, reports: ChangeLogReporting(pruned: { count in pruned.withLock { $0 += count } }),
             retentionMs: 2 * 86_400_000 + 43_200_000)
         // The writer reports a prune after its COMMIT, which readers may see first: wait for both.
-        try await waitUntil { try store.changeLogBounds().oldestRetained == 3 && pruned.withLock { $0 } == 2 }
+        try await eventually("days 1 and 2 pruned and reported") {
+            try store.changeLogBounds().oldestRetained == 3 && pruned.withLock { $0 } == 2
+        }
         XCTAssertEqual(try store.changeLogBounds().oldestRetained, 3)
         XCTAssertEqual(try store.changeLogBounds().latest, 5)
         XCTAssertEqual(pruned.withLock { $0 }, 2)
@@ -154,14 +153,13 @@ final class ChangeBaselineTests: StoreTestCase {
     func testUsersFromBeforeTheChangeLogGetHeadsSoTheirExpiriesAreDue() async throws {
         try Version3Database.create(at: databasePath)
         // Alice's period (1700000000000 + 30 days) is running at this clock.
-        let clockMs = Mutex<Int64>(1_700_000_000_000 + 86_400_000)
-        var configuration = EntitlementStore.Configuration(clock: { clockMs.withLock { $0 } })
+        let clock = ManualClock(1_700_000_000_000 + 86_400_000)
+        var configuration = EntitlementStore.Configuration(clock: clock.read)
         configuration.changeRetentionMs = nil
         configuration.dueTimer = false
         let store = try EntitlementStore(path: databasePath, configuration: configuration)
         store.start()
-        let deadline = Date().addingTimeInterval(20)
-        while try store.nextDueInstant() == nil, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try await eventually("the baseline made alice's expiry due") { try store.nextDueInstant() != nil }
         XCTAssertEqual(try store.nextDueInstant(), 1_702_592_000_000, "alice's expiry is due")
         XCTAssertEqual(try store.changes(after: 0, userID: nil, limit: 10), [], "the baseline announces nothing")
 
@@ -169,7 +167,7 @@ final class ChangeBaselineTests: StoreTestCase {
         _ = try await store.write(Fixture.receipt("alice", [], renewals: [RenewalInfo(
             originalTransactionID: "1000", autoRenewStatus: false, signedDateMs: 10)]))
         XCTAssertEqual(try store.changes(after: 0, userID: nil, limit: 10), [])
-        clockMs.withLock { $0 = 1_702_592_000_000 + 1 }
+        clock.set(1_702_592_000_000 + 1)
         let written = try await store.recordDueChanges()
         XCTAssertEqual(written, 1)
         let expired = try store.changes(after: 0, userID: "alice", limit: 10)

@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// Migration 21 keeps history event ids derived from a canonical transaction id as INTEGERs:

@@ -4,6 +4,7 @@ import Foundation
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// The database fills up (SQLITE_FULL, provoked with the writer connection's max_page_count):

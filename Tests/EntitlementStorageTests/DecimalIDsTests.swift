@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// Migration 20 keeps canonical decimal transaction and web order ids as INTEGERs: every id must

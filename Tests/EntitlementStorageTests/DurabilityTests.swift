@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLiteStore
 import StorageCore
+import TestSupport
 import XCTest
 
 /// What only the SQLite store promises beyond the repository contract (which

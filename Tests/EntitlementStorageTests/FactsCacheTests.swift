@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// The facts cache tells users apart as the store does, byte for byte.

@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// Facts reads keep SQLite's read transaction open between calls

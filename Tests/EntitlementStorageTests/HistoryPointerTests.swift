@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// Migration 17 (history_events_point_at_transactions): an event that names a stored

@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 import SQLiteStore
 import StorageCore
+import TestSupport
 import XCTest
 
 final class MigrationTests: StoreTestCase {

@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// A transaction of a chain the write just created is inserted unless stored, without a lookup

@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// Migration 15 stores `in_app_ownership_type` as ``OwnershipTypeText``: every value Apple may

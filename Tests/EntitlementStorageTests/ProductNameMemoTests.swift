@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// FactsRecorder stores each product and group id once per write (``FactsRecorder/namesStoredThisWrite``)

@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// Migration 14 rebuilds `user_facts` as a rowid table with a unique index on user_id,

@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLiteStore
 import StorageCore
+import TestSupport
 import XCTest
 
 /// Bulk loading (benchmarks, imports): SQLite-only, outside the repository contract.

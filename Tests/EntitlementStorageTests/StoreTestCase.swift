@@ -3,20 +3,23 @@ import Entitlements
 import Foundation
 import SQLiteStore
 import StorageCore
+import TestSupport
 import XCTest
 
 /// Base for store tests: a fresh directory per test, removed afterwards; real files, no mocks.
 class StoreTestCase: XCTestCase {
-    private(set) var directory = ""
+    private var temporary: TemporaryDirectory?
 
     override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "entitlement-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory("entitlement-store")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: directory)
+        temporary?.remove()
     }
+
+    /// This test's directory, removed afterwards.
+    var directory: String { temporary!.path }
 
     var databasePath: String { directory + "/entitlements.sqlite" }
 

@@ -3,6 +3,7 @@ import Entitlements
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// `user_facts` keyed by ``UserKey`` (migration 19): one B-tree per miss, answers as before.

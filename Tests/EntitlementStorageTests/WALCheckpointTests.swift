@@ -4,6 +4,7 @@ import Foundation
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// The writer lets the WAL hold ``WriterLimits/walAutocheckpointPages`` pages before a COMMIT

@@ -4,6 +4,7 @@ import Foundation
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// A write fails with an I/O error at COMMIT (the WAL cannot be written): the batch's callers

@@ -4,6 +4,7 @@ import SeededRandom
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import TestSupport
 import XCTest
 
 /// After a commit the writer gives the facts cache the facts it read inside the transaction

@@ -4,6 +4,7 @@ import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
 import Synchronization
+import TestSupport
 import XCTest
 
 /// The writer holds the statements every write runs: looking one up by its SQL text hashes and

@@ -1,6 +1,7 @@
 @testable import HTTPClient
 import Synchronization
 import Testing
+import TestSupport
 
 /// The libcurl client against a scripted loopback peer: what goes on the wire, connection
 /// reuse, and which failure kind each way of not answering becomes.
@@ -163,7 +164,7 @@ struct HTTPClientTests {
         defer { peer.close() }
         let client = HTTPClient(maxConnectionsPerHost: 1)
         let call = Task { try await self.post(client, peer.url, timeout: .seconds(60)) }
-        while peer.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("the request reached the peer") { !peer.requests.isEmpty }
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
         stalls.withLock { $0 = false }

@@ -4,6 +4,7 @@ import HTTPCore
 @testable import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// The event loop's two reused lists: the connections to flush (``EventLoop/flushDirty()``) and
 /// the work other threads queue (``EventLoop/execute(_:)``). Each trades two buffers instead of
@@ -89,7 +90,7 @@ struct EventLoopBatchTests {
             loop.flushDirty()
             seen.withLock { $0 = (afterRead, Self.available(peer), connection.isDirty) }
         }
-        for _ in 0..<2_000 where seen.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(5)) }
+        try await eventually("the loop handled the read") { seen.withLock { $0 != nil } }
         let result = try #require(seen.withLock { $0 })
         #expect(String(decoding: result.afterRead, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         #expect(String(decoding: result.afterRead, as: UTF8.self).hasSuffix("ok\n"))
@@ -113,10 +114,7 @@ struct EventLoopBatchTests {
             if batch % 5 == 0 { usleep(1_000) }
         }
         loop.execute { done.store(true, ordering: .releasing) }
-        // A generous bound for a loaded machine: the loop runs each wake's work at once.
-        for _ in 0..<2_000 where !done.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
-        let finished = done.load(ordering: .acquiring)
-        #expect(finished)
+        try await eventually("the loop ran every item") { done.load(ordering: .acquiring) }
         let expected = (0..<50).flatMap { batch in (0..<(batch % 7 + 1)).map { batch * 10 + $0 } }
         #expect(ran.withLock { $0 } == expected)
         await server.shutdown(gracePeriod: .milliseconds(100))

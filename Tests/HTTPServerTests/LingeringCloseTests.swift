@@ -2,6 +2,7 @@ import Glibc
 import HTTPCore
 @testable import HTTPServer
 import Testing
+import TestSupport
 
 /// A connection the server ends (here: HTTP/1.1 `Connection: close`) ends with FIN and a
 /// lingering read (``Connection/closeLingering()``), never with RST: a peer still writing when
@@ -64,11 +65,6 @@ struct LingeringCloseTests {
         }
     }
 
-    static func waitFor(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<500 where !condition() { usleep(10_000) }  // up to 5 s on a loaded machine
-        return condition()
-    }
-
     @Test func bytesThePeerSendsAfterTheAnswerMeetALingeringReadNotAReset() throws {
         try Self.withServerAndClient { server, fd in
             #expect(Self.send(fd, "GET /x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"))
@@ -88,7 +84,7 @@ struct LingeringCloseTests {
             // The connection is held while it lingers and let go once the peer closes.
             #expect(server.openConnections == 1)
             shutdown(fd, Int32(SHUT_WR))
-            #expect(Self.waitFor { server.openConnections == 0 })
+            try eventuallyBlocking("every connection closed") { server.openConnections == 0 }
         }
     }
 
@@ -96,7 +92,7 @@ struct LingeringCloseTests {
         try Self.withServerAndClient { server, fd in
             #expect(Self.send(fd, "GET /x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"))
             #expect(Self.readToEnd(fd)?.hasSuffix("ok\n") == true)
-            #expect(Self.waitFor { server.openConnections == 0 })
+            try eventuallyBlocking("every connection closed") { server.openConnections == 0 }
             // The server closed its socket for good: now its kernel answers with RST.
             #expect(Self.send(fd, "after the linger"))
             usleep(200_000)

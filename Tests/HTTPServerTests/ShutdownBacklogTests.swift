@@ -5,6 +5,7 @@ import HTTPCore
 @testable import HTTPServer
 import Synchronization
 import Testing
+import TestSupport
 
 /// Connections the kernel completed but no loop accepted yet when a shutdown begins are
 /// accepted and answered (``EventLoop/beginShutdown(closingListener:)``). Shutting the listener
@@ -56,7 +57,7 @@ struct ShutdownBacklogTests {
         }
         // The shutdown has begun (before the fix: the listener, and its queue, were gone): its
         // work waits in the busy loop's queue. Polled, not slept: the shutdown thread may be late.
-        #expect(LingeringCloseTests.waitFor { server.loops[0].queuedWork > 0 }, "the shutdown never queued its work")
+        try eventuallyBlocking("the shutdown queued its work") { server.loops[0].queuedWork > 0 }
         service.release.signal()
         stopped.wait()
         readers.wait()

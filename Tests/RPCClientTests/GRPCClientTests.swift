@@ -2,6 +2,7 @@ import HTTPCore
 import RPCClient
 import RPCCore
 import HTTPServer
+import TestSupport
 import XCTest
 
 /// ``GRPCClient`` against the project's own gRPC server over loopback TCP.
@@ -126,9 +127,7 @@ final class GRPCClientTests: XCTestCase {
         XCTAssertEqual(first.text, "1")
         // The server checks idleness about twice a second, then sends GOAWAY and closes: wait for
         // the close (generously: the machine may be loaded) rather than for a fixed time.
-        let deadline = Date().addingTimeInterval(10)
-        while server.http.openConnections > 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        XCTAssertEqual(server.http.openConnections, 0, "the server did not close the idle connection")
+        try eventuallyBlocking("the server closed the idle connection") { server.http.openConnections == 0 }
         let second: EchoMessage = try client.unary(path: TestServer.echo, request: EchoMessage(text: "2"),
                                                    timeout: .seconds(5))
         XCTAssertEqual(second.text, "2")

@@ -1,6 +1,7 @@
 import Dispatch
 @testable import RPCCore
 import Synchronization
+import TestSupport
 import XCTest
 
 /// ``CallRace`` and ``DeadlineTimer``: one delivery per call, from whichever of the handler and
@@ -22,11 +23,6 @@ final class CallRaceTests: XCTestCase {
         }
         func waitForOne() -> Bool { semaphore.wait(timeout: .now() + 10) == .success }
         var all: [String] { outcomes.withLock { $0 } }
-    }
-
-    func waitUntil(_ condition: () -> Bool) {
-        let end = ContinuousClock.now + .seconds(10)
-        while !condition() && ContinuousClock.now < end { usleep(1_000) }
     }
 
     func testAHandlerFinishingFirstIsDeliveredOnceAndTakesItsDeadlineOut() async {
@@ -98,7 +94,7 @@ final class CallRaceTests: XCTestCase {
 
     /// The timer on its own: deadlines fire in order, a cancelled one never, a past one at once,
     /// and an earlier deadline scheduled after a later one does not wait behind it.
-    func testTheTimerFiresDueDeadlinesInOrderAndNeverACancelledOne() {
+    func testTheTimerFiresDueDeadlinesInOrderAndNeverACancelledOne() throws {
         let timer = DeadlineTimer()
         let fired = Mutex<[Int]>([])
         let now = ContinuousClock.now
@@ -110,7 +106,7 @@ final class CallRaceTests: XCTestCase {
         _ = timer.schedule(at: now + .milliseconds(400)) { fired.withLock { $0.append(2) } }
         _ = timer.schedule(at: now - .seconds(1)) { fired.withLock { $0.append(1) } }
         timer.cancel(cancelled)
-        waitUntil { fired.withLock { $0.count } == 3 }
+        try eventuallyBlocking("three deadlines fired") { fired.withLock { $0.count } == 3 }
         XCTAssertEqual(fired.withLock { $0 }, [1, 2, 3])
         XCTAssertEqual(timer.pendingCount, 1)
         timer.cancel(late)

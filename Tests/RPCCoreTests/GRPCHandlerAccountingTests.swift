@@ -3,6 +3,7 @@ import HTTPCore
 import ProtobufWire
 import RPCCore
 import Synchronization
+import TestSupport
 import XCTest
 
 /// One call, one answer, one observation: a call whose deadline passes is answered
@@ -47,12 +48,6 @@ final class GRPCHandlerAccountingTests: XCTestCase {
         response.trailers?["grpc-status"] ?? response.headers["grpc-status"]
     }
 
-    /// Waits (generously: a loaded machine) until `condition` holds.
-    func waitUntil(_ condition: () -> Bool) {
-        let end = ContinuousClock.now + .seconds(10)
-        while !condition() && ContinuousClock.now < end { usleep(1_000) }
-    }
-
     func testHandlerThatThrowsWhenCancelledIsCountedOnceAsDeadlineExceeded() throws {
         let handlerEnded = Latch()
         var router = RPCRouter()
@@ -69,7 +64,7 @@ final class GRPCHandlerAccountingTests: XCTestCase {
         let writer = RecordingWriter()
         server(router, recorder).handle(call("/t.S/Slow", timeout: "50m"), writer: writer)
 
-        waitUntil { writer.count > 0 }
+        try eventuallyBlocking("an answer") { writer.count > 0 }
         XCTAssertTrue(handlerEnded.wait(10), "the deadline cancels the handler")
         usleep(200_000)  // room for a second answer, were one still to come
         XCTAssertEqual(writer.responses.withLock { $0.compactMap(status) }, ["4"])
@@ -90,7 +85,7 @@ final class GRPCHandlerAccountingTests: XCTestCase {
         let writer = RecordingWriter()
         server(router, recorder).handle(call("/t.S/Stubborn", timeout: "50m"), writer: writer)
 
-        waitUntil { writer.count > 0 }
+        try eventuallyBlocking("an answer") { writer.count > 0 }
         XCTAssertEqual(writer.responses.withLock { $0.compactMap(status) }, ["4"],
                        "answered at the deadline while the handler still runs")
         release.signal()
@@ -143,7 +138,7 @@ final class GRPCHandlerAccountingTests: XCTestCase {
         let writer = ResettableWriter()
         server(slowRouter(), recorder).handle(call("/t.S/Slow", timeout: "20S"), writer: writer)
         writer.reset()
-        waitUntil { !recorder.codes.isEmpty }
+        try eventuallyBlocking("an observation") { !recorder.codes.isEmpty }
         usleep(100_000)
         XCTAssertEqual(recorder.codes, [.cancelled], "the client gave up before the deadline")
     }
@@ -163,7 +158,7 @@ final class GRPCHandlerAccountingTests: XCTestCase {
             while ContinuousClock.now < pastDeadlines {}
             for writer in writers { writer.reset() }
         }
-        waitUntil { recorder.codes.count >= 100 }
+        try eventuallyBlocking("100 observations") { recorder.codes.count >= 100 }
         usleep(100_000)  // room for a second observation, were one still to come
         XCTAssertEqual(recorder.codes, Array(repeating: .deadlineExceeded, count: 100))
     }
@@ -174,7 +169,7 @@ final class GRPCHandlerAccountingTests: XCTestCase {
         let recorder = Recorder()
         let writer = RecordingWriter()
         server(router, recorder).handle(call("/t.S/Fast", timeout: "10S"), writer: writer)
-        waitUntil { writer.count > 0 }
+        try eventuallyBlocking("an answer") { writer.count > 0 }
         usleep(100_000)
         XCTAssertEqual(writer.responses.withLock { $0.compactMap(status) }, ["0"])
         XCTAssertEqual(recorder.codes, [.ok])

@@ -2,6 +2,7 @@ import HTTPCore
 import ProtobufWire
 import RPCCore
 import Synchronization
+import TestSupport
 import XCTest
 
 /// Server-streaming calls through ``GRPCHandler``: messages then OK trailers, trailers-only when
@@ -71,14 +72,6 @@ final class ServerStreamingTests: XCTestCase {
                                 body: [0, 0, 0, 0, UInt8(message.count)] + message), writer: recorder)
     }
 
-    func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }  // fails the test
-            try await Task.sleep(for: .milliseconds(1))
-        }
-    }
-
     func testMessagesThenOKTrailers() async throws {
         let codes = Codes()
         let grpc = handler(codes) { request, stream in
@@ -86,7 +79,7 @@ final class ServerStreamingTests: XCTestCase {
         }
         let recorder = Recorder()
         call(grpc, recorder)
-        try await waitUntil { recorder.ended }
+        try await eventually("the stream ended") { recorder.ended }
         let expected = (1...3).flatMap { RPCResponseBody(Number($0)).framed }
         XCTAssertEqual(recorder.state.withLock { $0.body }, expected)
         XCTAssertEqual(recorder.state.withLock { $0.trailers }, ["grpc-status": "0"])
@@ -99,7 +92,7 @@ final class ServerStreamingTests: XCTestCase {
         let grpc = handler(codes) { _, _ in throw RPCError(.outOfRange, "too old") }
         let recorder = Recorder()
         call(grpc, recorder)
-        try await waitUntil { recorder.ended }
+        try await eventually("the stream ended") { recorder.ended }
         XCTAssertFalse(recorder.state.withLock { $0.started }, "no headers before the status")
         let whole = try XCTUnwrap(recorder.state.withLock { $0.whole })
         XCTAssertEqual(whole.headers["grpc-status"], "11")
@@ -123,11 +116,11 @@ final class ServerStreamingTests: XCTestCase {
         }
         let recorder = Recorder()
         call(grpc, recorder)
-        try await waitUntil { streams.withLock { !$0.isEmpty } }
+        try await eventually("a stream opened") { streams.withLock { !$0.isEmpty } }
         streams.withLock { $0[0] }.end(with: RPCError(.unavailable, "going away"))
         XCTAssertEqual(recorder.state.withLock { $0.trailers }?["grpc-status"], "14", "written before returning")
         XCTAssertTrue(recorder.state.withLock { $0.aborted })
-        try await waitUntil { cancelled.withLock { $0 } }
+        try await eventually("the handler cancelled") { cancelled.withLock { $0 } }
         try await Task.sleep(for: .milliseconds(20))
         XCTAssertEqual(codes.seen.withLock { $0 }, [.unavailable], "one observation, the recorded status")
         XCTAssertThrowsError(try streams.withLock { $0[0] }.send(Number(1)), "nothing more after the end")

@@ -1,5 +1,6 @@
 import ServiceRuntime
 import Synchronization
+import TestSupport
 import XCTest
 
 final class FairSemaphoreTests: XCTestCase {
@@ -33,7 +34,7 @@ final class FairSemaphoreTests: XCTestCase {
                 order.withLock { $0.append(i) }
                 semaphore.release()
             })
-            while semaphore.queued < i + 1 { try await Task.sleep(for: .milliseconds(1)) }
+            try await eventually("waiter \(i) queued") { semaphore.queued >= i + 1 }
         }
         semaphore.release()
         for task in tasks { try await task.value }
@@ -44,7 +45,7 @@ final class FairSemaphoreTests: XCTestCase {
         let semaphore = FairSemaphore(permits: 1)
         try await semaphore.acquire()
         let waiter = Task { try await semaphore.acquire() }
-        while semaphore.queued < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually("the waiter queued") { semaphore.queued >= 1 }
         waiter.cancel()
         do {
             try await waiter.value

@@ -31,17 +31,3 @@ final class Gate: Sendable {
         }
     }
 }
-
-/// Polls `condition` until it holds or ten seconds pass (generous: the machine may be loaded).
-func eventually(_ what: String, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw Timeout(what: what) }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-}
-
-struct Timeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting until \(what)" }
-}

@@ -1,5 +1,6 @@
 import ServiceRuntime
 import Synchronization
+import TestSupport
 import XCTest
 
 final class SingleFlightTests: XCTestCase {
@@ -56,7 +57,7 @@ final class SingleFlightTests: XCTestCase {
     func testOneCallerGivingUpDoesNotStopTheOthers() async throws {
         let flight = SingleFlight<String, Int>()
         let impatient = Task { try await flight.run("k") { try await Task.sleep(for: .milliseconds(100)); return 7 } }
-        while flight.inFlight == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually("the impatient caller's flight") { flight.inFlight > 0 }
         let patient = Task { try await flight.run("k") { XCTFail("joined, not re-run"); return 0 } }
         try await eventually("the patient caller joined") { flight.callers(for: "k") == 2 }
         impatient.cancel()
@@ -82,11 +83,10 @@ final class SingleFlightTests: XCTestCase {
                 return 1
             }
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await eventually("the flight began") { flight.inFlight > 0 }
         caller.cancel()
         _ = try? await caller.value
-        for _ in 0..<100 where !sawCancellation.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
-        XCTAssertTrue(sawCancellation.withLock { $0 })
+        try await eventually("the work cancelled") { sawCancellation.withLock { $0 } }
     }
 
     /// Issue 16: a client retrying right after its deadline met the flight its first call had

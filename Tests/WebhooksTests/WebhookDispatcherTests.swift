@@ -3,6 +3,7 @@ import EntitlementPorts
 import Foundation
 import ServiceRuntime
 import Testing
+import TestSupport
 import Webhooks
 
 /// The dispatcher on the in-memory outbox, a change log double and a scripted endpoint:
@@ -49,33 +50,13 @@ struct WebhookDispatcherTests {
         }
     }
 
-    /// Polls `condition` for up to 60 s of polling (a loaded machine is slow, never wrong).
-    ///
-    /// A gap between polls counts only up to 100 ms: when other suites keep the cooperative
-    /// pool busy, neither this poll nor the dispatcher runs, and a wall-clock deadline used to
-    /// expire during that stall with the dispatcher two attempts into a six-delivery script.
-    static func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
-        var remaining: Duration = .seconds(60)
-        var lastPoll = ContinuousClock.now
-        while try !condition() {
-            let now = ContinuousClock.now
-            remaining -= min(now - lastPoll, .milliseconds(100))
-            lastPoll = now
-            guard remaining > .zero else {
-                Issue.record("timed out waiting for \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-    }
-
     @Test func everyChangeIsPostedSignedWithItsIdAndTheProtoJSONBody() async throws {
         let harness = Harness()
         let dispatcher = harness.dispatcher()
         try await harness.running(dispatcher) {
-            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            try await eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
             let change = harness.log.append(user: "alice", to: .active)
-            try await Self.eventually("delivery") { try harness.outbox.webhookStatus()[0].delivered == 1 }
+            try await eventually("delivery") { try harness.outbox.webhookStatus()[0].delivered == 1 }
             let request = try #require(harness.transport.requests.first)
             #expect(request.url == Self.endpoint)
             #expect(request.headers["Content-Type"] == "application/json")
@@ -99,13 +80,13 @@ struct WebhookDispatcherTests {
         }
         let dispatcher = harness.dispatcher()
         try await harness.running(dispatcher) {
-            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            try await eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
             var alice: [String] = []
             for step in 0..<3 {
                 alice.append(harness.log.append(user: "alice", to: step % 2 == 0 ? .active : .gracePeriod).changeID)
                 _ = harness.log.append(user: "bob", to: .active)
             }
-            try await Self.eventually("everything delivered") {
+            try await eventually("everything delivered") {
                 let status = try harness.outbox.webhookStatus()[0]
                 return status.delivered == 6 && status.pending == 0
             }
@@ -124,10 +105,10 @@ struct WebhookDispatcherTests {
         }
         let dispatcher = harness.dispatcher(schedule: Self.shortWindow)
         try await harness.running(dispatcher) {
-            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            try await eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
             harness.log.append(user: "alice", to: .active)
             harness.log.append(user: "alice", to: .expired)
-            try await Self.eventually("dead letter, then the next delivered") {
+            try await eventually("dead letter, then the next delivered") {
                 let status = try harness.outbox.webhookStatus()[0]
                 return status.deadLetters == 1 && status.delivered == 1 && status.pending == 0
             }
@@ -147,13 +128,13 @@ struct WebhookDispatcherTests {
         harness.transport.answer { _, _ in .status(503) }
         let dispatcher = harness.dispatcher()
         try await harness.running(dispatcher) {
-            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            try await eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
             #expect(try harness.outbox.webhookStatus()[0].cursor == 1)
             harness.log.append(user: "alice", to: .revoked)
-            try await Self.eventually("enqueued") { try harness.outbox.webhookStatus()[0].cursor == 2 }
+            try await eventually("enqueued") { try harness.outbox.webhookStatus()[0].cursor == 2 }
             harness.log.prune(through: 2)
             harness.transport.answer { _, _ in .status(200) }
-            try await Self.eventually("delivered after pruning") {
+            try await eventually("delivered after pruning") {
                 try harness.outbox.webhookStatus()[0].delivered == 1
             }
             #expect(harness.delivered("alice").last == "log-2")
@@ -165,11 +146,11 @@ struct WebhookDispatcherTests {
         let harness = Harness()
         let dispatcher = harness.dispatcher()
         try await harness.running(dispatcher) {
-            try await Self.eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            try await eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
             for _ in 0..<3 { harness.log.append(user: "alice", to: .active) }
-            try await Self.eventually("delivered") { try harness.outbox.webhookStatus()[0].delivered == 3 }
+            try await eventually("delivered") { try harness.outbox.webhookStatus()[0].delivered == 3 }
             #expect(try await dispatcher.replay(after: 1) == 2)
-            try await Self.eventually("replayed") { try harness.outbox.webhookStatus()[0].delivered == 5 }
+            try await eventually("replayed") { try harness.outbox.webhookStatus()[0].delivered == 5 }
             #expect(harness.delivered("alice") == ["log-1", "log-2", "log-3", "log-2", "log-3"])
         }
     }

@@ -1,13 +1,16 @@
 import EntitlementPorts
 import Entitlements
-import SQLiteStore
-import StorageCore
 
-/// Test facts: plausible App Store values, Sendable so concurrent child tasks can build them.
-enum Fixture {
-    static func subscription(
+/// Test facts shared by the store and contract suites: plausible App Store values, Sendable so
+/// concurrent child tasks can build them. Suites add their own in extensions.
+public enum Fixture {
+    public static let purchasedAt: Int64 = 1_700_000_000_000
+    public static let expiresAt: Int64 = purchasedAt + 2_592_000_000
+
+    /// A 30-day auto-renewable subscription transaction in `chain`.
+    public static func subscription(
         _ transactionID: String, chain: String, product: String = "com.example.monthly",
-        purchasedAt: Int64 = 1_700_000_000_000, cancelledAt: Int64? = nil
+        purchasedAt: Int64 = Fixture.purchasedAt, cancelledAt: Int64? = nil
     ) -> Transaction {
         Transaction(
             transactionID: transactionID, originalTransactionID: chain, productID: product,
@@ -17,15 +20,17 @@ enum Fixture {
             environment: .sandbox, declaredProductType: .autoRenewable)
     }
 
-    static func receipt(_ userID: String, _ transactions: [Transaction], renewals: [RenewalInfo] = [],
-                               sourceID: String? = nil) -> FactsWrite {
+    /// What a verified receipt for `userID` writes.
+    public static func receipt(
+        _ userID: String, _ transactions: [Transaction], renewals: [RenewalInfo] = [], sourceID: String? = nil
+    ) -> FactsWrite {
         FactsWrite(userID: userID, transactions: transactions, renewalInfos: renewals,
                    source: .receipt, sourceID: sourceID)
     }
 
-    /// A V2 notification about chains (the contract suite has the richer notification fixtures).
-    static func notification(
-        _ uuid: String, signedAt: Int64 = 1_700_000_001_000, transactions: [Transaction] = [],
+    /// A V2 notification about chains, signed a second after ``purchasedAt`` unless told.
+    public static func notification(
+        _ uuid: String, signedAt: Int64 = Fixture.purchasedAt + 1_000, transactions: [Transaction] = [],
         renewals: [RenewalInfo] = [], events: [HistoryEvent] = [], reversedRefunds: [String] = []
     ) -> NotificationWrite {
         NotificationWrite(source: .notificationV2, sourceID: uuid, signedDateMs: signedAt,
