@@ -1,7 +1,20 @@
+import EntitlementPorts
+import EntitlementService
 import HTTPCore
-import RPCCore
 import HTTPServer
+import RPCCore
 import ServiceRuntime
+import Webhooks
+
+/// What the admin operations act on, handed to their routes when the routes are built.
+struct AdminOperations: Sendable {
+    let outbox: any WebhookOutbox
+    /// nil without --webhook-url: replay answers 409.
+    let webhookDispatcher: WebhookDispatcher?
+    let accountTokens: any AccountTokens
+    /// nil without the App Store Server API: reconcile answers 412.
+    let reconciler: NotificationReconciler?
+}
 
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.
 ///
@@ -11,13 +24,32 @@ import ServiceRuntime
 /// but a token costs a Prometheus scraper one line (`authorization: credentials_file`) and keeps
 /// the numbers private when the port is exposed by mistake or shared with other local users.
 extension Daemon {
-    /// The admin port's routes; an admin operation is one more `add` here.
-    func adminRoutes() -> HTTPRouter {
+    /// The admin port's routes: /metrics and every admin operation.
+    func adminRoutes(_ operations: AdminOperations) -> HTTPRouter {
         var routes = HTTPRouter()
         routes.add("GET", "/metrics", metricsHandler())
-        routes.add("POST", "/admin/reconcile", reconcileHandler())
-        adminOperations(&routes)
+        addAdminOperations(operations, to: &routes)
         return routes
+    }
+
+    /// The admin operations (JSON in and out); an operation is one more `add` here.
+    func addAdminOperations(_ operations: AdminOperations, to routes: inout HTTPRouter) {
+        routes.add("POST", "/admin/reconcile", reconcileHandler(operations.reconciler))
+        addWebhookOperations(outbox: operations.outbox, dispatcher: operations.webhookDispatcher, to: &routes)
+        addOwnersOperation(operations.accountTokens, to: &routes)
+    }
+
+    /// The admin operations on the service port when there is no --admin-listen, behind the
+    /// same bearer tokens as RPCs (the admin listener gates everything on it already).
+    func addGatedAdminOperations(_ operations: AdminOperations, to http: inout HTTPRouter) {
+        var routes = HTTPRouter()
+        addAdminOperations(operations, to: &routes)
+        let gate = BearerTokenGate(authenticator: authenticator, protecting: routes)
+        let paths = [("POST", "/admin/reconcile"), ("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"),
+                     ("GET", "/admin/owners")]
+        for (method, path) in paths {
+            http.add(method, path) { request, writer in gate.handle(request, writer: writer) }
+        }
     }
 
     func metricsHandler() -> HTTPRouter.Handler {
@@ -27,11 +59,12 @@ extension Daemon {
         }
     }
 
-    /// Starts the admin listener when --admin-listen asks for one.
-    func startAdminServer() throws -> HTTPServer? {
+    /// The admin listener, bound but not started, when --admin-listen asks for one.
+    func adminServer(_ operations: AdminOperations) throws -> HTTPServer? {
         guard let adminConfiguration else { return nil }
-        return try HTTPServer(configuration: adminConfiguration,
-                              service: BearerTokenGate(authenticator: authenticator, protecting: adminRoutes()))
+        return try HTTPServer(
+            configuration: adminConfiguration,
+            service: BearerTokenGate(authenticator: authenticator, protecting: adminRoutes(operations)))
     }
 
     /// The startup lines on stdout, written in one call so a reader never sees only the first:

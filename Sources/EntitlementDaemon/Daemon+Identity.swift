@@ -33,16 +33,11 @@ extension Daemon {
     }
 
     /// `GET /admin/owners?original_transaction_id=ID`: who owned the chain and when, oldest first.
-    func addOwnersOperation(_ routes: inout HTTPRouter) {
-        let tokens = accountTokens
+    func addOwnersOperation(_ tokens: any AccountTokens, to routes: inout HTTPRouter) {
         routes.add("GET", "/admin/owners") { request, writer in
             guard let chain = OwnersJSON.chainID(query: request.path), ReceiptChainID.isValid(chain) else {
                 writer.respond(.json(400, WebhookAdminJSON.error(
                     "send ?original_transaction_id=ID with an App Store original transaction id (digits)")))
-                return
-            }
-            guard let tokens else {
-                writer.respond(.json(503, WebhookAdminJSON.error("the store is not open yet; retry")))
                 return
             }
             do {

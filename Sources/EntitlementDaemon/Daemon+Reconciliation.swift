@@ -5,7 +5,7 @@ import HTTPCore
 import RPCCore
 import ServiceRuntime
 
-/// Reconciliation with Apple's notification history (issue 11): the periodic job and
+/// Reconciliation with Apple's notification history: the periodic job and
 /// `POST /admin/reconcile`, both over one ``NotificationReconciler`` (so runs never overlap).
 extension Daemon {
     /// The reconciler, when the App Store Server API is configured (it is the only source).
@@ -19,38 +19,23 @@ extension Daemon {
             observe: { metrics.record($0) })
     }
 
-    /// Starts the periodic job (first run now, so a restart catches up at once); nil when
-    /// there is nothing to run. The caller cancels the task at shutdown.
-    func startReconciliation() -> Task<Void, Never>? {
-        guard let reconciler else {
+    /// Says at startup why no periodic job runs: no App Store Server API to reconcile with, or
+    /// --reconcile-interval 0.
+    func logReconciliationOff(hasReconciler: Bool) {
+        if !hasReconciler {
             if reconcileInterval != nil {
                 logger.info("reconciliation is off: it needs the App Store Server API (--app-store-key)")
             }
-            return nil
-        }
-        guard let interval = reconcileInterval else {
+        } else if reconcileInterval == nil {
             logger.info("periodic reconciliation is off (--reconcile-interval 0); entitlementctl reconcile still runs")
-            return nil
         }
-        logger.info("reconciling Apple's notification history periodically", [("interval", "\(interval)")])
-        return Task { await reconciler.runPeriodically(every: interval) }
-    }
-
-    /// Serves the admin operations on the service port when there is no --admin-listen, behind
-    /// the same bearer tokens as RPCs (the admin listener gates everything on it already).
-    func addAdminOperations(toServicePort http: inout HTTPRouter) {
-        var operations = HTTPRouter()
-        operations.add("POST", "/admin/reconcile", reconcileHandler())
-        let gate = BearerTokenGate(authenticator: authenticator, protecting: operations)
-        http.add("POST", "/admin/reconcile") { request, writer in gate.handle(request, writer: writer) }
     }
 
     /// `POST /admin/reconcile`, body `{}` or `{"since_ms": N}`: one run now; the report as JSON.
     /// 200 when every environment completed, 503 when one did not (its error says why; the
     /// watermark did not move), 409 while another run is in progress, 412 without a key.
-    func reconcileHandler() -> HTTPRouter.Handler {
-        let reconciler = self.reconciler
-        return { request, writer in
+    func reconcileHandler(_ reconciler: NotificationReconciler?) -> HTTPRouter.Handler {
+        { request, writer in
             guard let reconciler else {
                 writer.respond(Self.adminJSON(412, [
                     "error": "reconciliation needs the App Store Server API: start entitlementd with --app-store-key, "

@@ -1,14 +1,19 @@
+import EntitlementService
 import ServiceRuntime
 import StorageCore
 import Synchronization
 import Webhooks
 
-/// Issue 13's singleton work: on PostgreSQL every replica runs a ``SingletonLease`` and only
+/// The singleton work: on PostgreSQL every replica runs a ``SingletonLease`` and only
 /// the holder reconciles, delivers webhooks and runs the store's timed duties (due changes,
 /// retention, baseline); on SQLite the one process holds it from startup.
 extension Daemon {
     /// The duties this daemon has, gated together; the gauge reads whether they run here.
-    func makeSingletonDuties(store: any StoreBackend) -> SingletonDuties {
+    /// `webhookDispatcher` serves the first lease term, `webhookDispatchers` builds the later ones.
+    func makeSingletonDuties(
+        store: any StoreBackend, reconciler: NotificationReconciler?, webhookDispatcher: WebhookDispatcher?,
+        webhookDispatchers: (@Sendable () -> WebhookDispatcher)?
+    ) -> SingletonDuties {
         var duties: [SingletonDuties.Duty] = []
         if let reconciler, let interval = reconcileInterval {
             logger.info("reconciling Apple's notification history periodically while holding the singleton lease",
@@ -26,7 +31,7 @@ extension Daemon {
                     await running?.value
                 }))
         } else {
-            _ = startReconciliation()  // starts nothing here: it logs why reconciliation is off
+            logReconciliationOff(hasReconciler: reconciler != nil)
         }
         if let first = webhookDispatcher, let build = webhookDispatchers {
             // The first term runs the dispatcher the admin operations know (replay only

@@ -9,8 +9,8 @@ import Webhooks
 
 /// Webhooks: the dispatcher, its admin operations and its metrics.
 extension Daemon {
-    /// What builds the dispatcher --webhook-url asks for, or nil. Built in ``run()`` once the
-    /// store is open; a dispatcher runs once, so each singleton lease term builds a new one.
+    /// What builds the dispatcher --webhook-url asks for, or nil. Called once the store is
+    /// open; a dispatcher runs once, so each singleton lease term builds a new one.
     func makeWebhookDispatchers(store: any StoreBackend) -> (@Sendable () -> WebhookDispatcher)? {
         guard let configuration = webhookConfiguration else { return nil }
         let metrics = WebhookMetrics(registry: self.metrics, outbox: store)
@@ -27,15 +27,9 @@ extension Daemon {
         }
     }
 
-    /// The admin operations (JSON in and out), served where /metrics is (see Daemon+Admin).
-    func adminOperations(_ routes: inout HTTPRouter) {
-        addOwnersOperation(&routes)
-        let (outbox, dispatcher) = (webhookOutbox, webhookDispatcher)
+    /// `GET /admin/webhooks` (each endpoint's outbox) and `POST /admin/webhooks/replay`.
+    func addWebhookOperations(outbox: any WebhookOutbox, dispatcher: WebhookDispatcher?, to routes: inout HTTPRouter) {
         routes.add("GET", "/admin/webhooks") { _, writer in
-            guard let outbox else {
-                writer.respond(.json(200, WebhookAdminJSON.status([], nowMs: WallClock.unixMilliseconds())))
-                return
-            }
             do {
                 let statuses = try outbox.webhookStatus()
                 writer.respond(.json(200, WebhookAdminJSON.status(statuses, nowMs: WallClock.unixMilliseconds())))
@@ -66,18 +60,6 @@ extension Daemon {
                 }
             }
             writer.onCancel { task.cancel() }
-        }
-    }
-
-    /// The admin operations on the service port when there is no --admin-listen, behind the
-    /// same bearer tokens as the admin port.
-    func addGatedAdminOperations(to http: inout HTTPRouter) {
-        var operations = HTTPRouter()
-        adminOperations(&operations)
-        let gate = BearerTokenGate(authenticator: authenticator, protecting: operations)
-        let routes = [("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"), ("GET", "/admin/owners")]
-        for (method, path) in routes {
-            http.add(method, path) { request, writer in gate.handle(request, writer: writer) }
         }
     }
 }

@@ -14,11 +14,14 @@ import StorageCore
 import Webhooks
 
 /// Wires the components together and owns the process lifecycle.
+///
+/// Holds only what the flags decided and what the whole process shares (logger, metrics,
+/// health); everything built over the open store is ``Components``, made once in ``run()``.
 final class Daemon {
     let flags: ParsedFlags
     let logger: Logger
     let metrics = MetricsRegistry()
-    lazy var serviceMetrics = ServiceMetrics(registry: metrics)
+    let serviceMetrics: ServiceMetrics
     let health = HealthService()
     let authenticator: BearerTokenAuthenticator?
     let serverConfiguration: ServerConfiguration
@@ -42,18 +45,10 @@ final class Daemon {
     let serverAPIConfiguration: AppStoreServerClient.Configuration?
     let receiptRoute: ReceiptRoute
     let extraServices: [ExtraService]
-    /// --reconcile-interval (nil: 0, off) and the reconciler run() builds (Daemon+Reconciliation).
+    /// --reconcile-interval; nil for 0 (off).
     let reconcileInterval: Duration?
-    var reconciler: NotificationReconciler?
     /// --webhook-url and its settings; nil without one.
     let webhookConfiguration: WebhookDispatcher.Configuration?
-    /// Set in ``run()`` once the store is open; the admin operations read them.
-    var webhookDispatcher: WebhookDispatcher?
-    /// Builds a dispatcher for each singleton lease term after the first (Daemon+SingletonDuties).
-    var webhookDispatchers: (@Sendable () -> WebhookDispatcher)?
-    var webhookOutbox: (any WebhookOutbox)?
-    /// The open store's tokens and chain owners, for the owners admin operation.
-    var accountTokens: (any AccountTokens)?
     /// Opened by SIGTERM or SIGINT; ``run()`` then shuts everything down.
     let shutdownRequested = Latch()
 
@@ -62,6 +57,7 @@ final class Daemon {
     init(flags: ParsedFlags, extraServices: [ExtraService] = [], webhookSchedule: RetrySchedule = .standard) throws {
         self.flags = flags
         self.extraServices = extraServices
+        serviceMetrics = ServiceMetrics(registry: metrics)
         webhookConfiguration = try DaemonFlags.webhookConfiguration(flags, schedule: webhookSchedule)
         guard let level = Logger.Level(name: flags.string("log-level")!) else {
             throw FlagError("--log-level must be debug, info, warning or error")
@@ -152,6 +148,12 @@ final class Daemon {
     }
 
     /// Serves until SIGTERM or SIGINT, then drains and returns the exit code.
+    ///
+    /// Opens the store, builds every component over it (``makeComponents(store:)``), starts
+    /// them in order, and once ``shutdownRequested`` opens stops them in the reverse order:
+    /// the service port drains (health says NOT_SERVING first, watch streams end), then the
+    /// admin port, then the singleton duties and lease, then the store, whose close commits what
+    /// the drained requests wrote and checkpoints the WAL.
     func run() async -> Int32 {
         raiseOpenFilesLimit()
         let serviceMetrics = self.serviceMetrics
@@ -160,169 +162,24 @@ final class Daemon {
             onCommit: { size, seconds in serviceMetrics.storeCommitted(batchSize: size, seconds: seconds) })
         configureChangeLog(&configuration)
         guard let store = openStore(configuration) else { return 1 }
-        webhookOutbox = store
-        accountTokens = store
-        webhookDispatchers = makeWebhookDispatchers(store: store)
-        webhookDispatcher = webhookDispatchers?()
-        var router = RPCRouter()
-        health.register(into: &router)
-        let appleClient = CurlAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
-        let apiClient = serverAPIClient(transport: appleClient)
-        let serverAPI = serverAPIPurchases(client: apiClient)
-        let verifier = ReceiptVerifier(
-            configuration: verifierConfiguration,
-            client: appleClient,
-            now: WallClock.unixMilliseconds,
-            observe: { [serviceMetrics] environment, outcome, seconds in
-                serviceMetrics.appleCall(environment: environment, outcome: outcome, seconds: seconds)
-            })
-        let signedTransactions = SignedTransactionVerifier(
-            verifier: jwsVerifier, bundleID: verifierConfiguration.bundleID)
-        let receipts = ReceiptSubmission(
-            verifier: verifier, signedTransactions: signedTransactions,
-            repository: store, catalog: catalog,
-            verifyCacheTTLMs: verifyCacheTTLMs, now: WallClock.unixMilliseconds,
-            serverAPI: serverAPI, revisions: store, receiptRoute: receiptRoute,
-            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) },
-            setAccountToken: accountTokenSetter(serverAPI: serverAPI, tokens: store))
-        let refresh = EntitlementRefresh(serverAPI: serverAPI, repository: store, revisions: store, catalog: catalog,
-                                         now: WallClock.unixMilliseconds)
-        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,
-                        refresh: refresh, accountTokens: store)
-            .register(into: &router)
-        let fanOut = changeFanOut(store)
-        fanOut.register(into: &router)
-        for service in extraServices {
-            service.register(store, &router)
-            logger.warning("test-only service is served: this executable is for tests, never production",
-                           [("service", service.name)])
-        }
-
-        let metrics = self.metrics
-        let rpcMetrics = serviceMetrics.rpc
+        guard let components = await makeComponents(store: store) else { return 1 }
         let logger = self.logger
-        var http = HTTPRouter()
-        http.add("GET", "/healthz", Daemon.healthzHandler(store, health: health))
-        if adminConfiguration == nil {
-            http.add("GET", "/metrics", metricsHandler())
-            addGatedAdminOperations(to: &http)
+        let started = await components.lifecycle.start { failure in
+            logger.error(failure.message, [("error", "\(failure.cause)")])
         }
-        let ingestor = NotificationIngestor(
-            configuration: .init(
-                sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
-            verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds,
-            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) })
-        NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
-            serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
-        }).register(into: &http)
-        reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
-        if adminConfiguration == nil { addAdminOperations(toServicePort: &http) }
-        let grpc = GRPCHandler(
-            router: router,
-            configuration: .init(maxReceiveMessageSize: maxMessageSize, maxBufferedStreamBytes: watchBufferBytes),
-            authenticator: authenticator,
-            observer: { call in
-                rpcMetrics.record(method: call.method, code: call.code.rawValue, codeName: call.code.description,
-                                  seconds: call.seconds)
-                if call.code == .internal || call.code == .unavailable || call.code == .dataLoss {
-                    var fields = [
-                        ("request_id", call.requestID), ("method", call.method), ("code", call.code.description),
-                    ]
-                    if let cause = call.cause { fields.append(("cause", "\(cause)")) }
-                    logger.warning("rpc failed", fields)
-                } else if logger.minimumLevel <= .debug {
-                    logger.debug("rpc", [("request_id", call.requestID), ("method", call.method),
-                                         ("code", call.code.description), ("seconds", String(call.seconds))])
-                }
-            },
-            reportFailure: { method, error in
-                logger.error("handler failed", [("method", method), ("error", "\(error)")])
-            })
-
-        let server: HTTPServer
-        do {
-            // One port, two protocols: gRPC calls to the gRPC handler, the rest to the HTTP routes.
-            let service = ContentTypeRouter(contentTypePrefix: GRPCHandler.contentType, to: grpc, otherwise: http)
-            server = try HTTPServer(configuration: serverConfiguration, service: service)
-        } catch {
-            logger.error("cannot listen", [("error", "\(error)")])
-            return 1
-        }
-        let admin: HTTPServer?
-        do {
-            admin = try startAdminServer()
-        } catch {
-            logger.error("cannot listen on --admin-listen", [("error", "\(error)")])
-            await server.shutdown(gracePeriod: .zero)
-            await store.close()
-            return 1
-        }
-        metrics.registerGauge("entitlementd_open_connections", help: "client connections open now") {
-            Double(server.openConnections)
-        }
-        metrics.registerGauge(
-            "entitlementd_active_requests", help: "requests (HTTP/2 streams, HTTP/1.1 requests) in flight"
-        ) {
-            Double(server.activeRequests)
-        }
-        metrics.registerGauge("process_resident_memory_bytes", help: "resident set size") { residentMemoryBytes() }
-
-        // Started in order: the store's writer before the listeners that feed it.
-        store.start()
-        do {
-            try fanOut.start()
-        } catch {
-            logger.error("cannot read the change log", [("error", "\(error)")])
-            await server.shutdown(gracePeriod: .zero)
-            await admin?.shutdown(gracePeriod: .zero)
-            await store.close()
-            return 1
-        }
-        WatchMetrics.register(in: metrics, fanOut)
-        server.start()
-        admin?.start()
+        guard started else { return 1 }
         // One line on stdout, written in one call and unbuffered: scripts and tests wait for it.
-        FileHandle.standardOutput.write(Data(listenLines(server: server, admin: admin).utf8))
-        logAdminListener(admin)
+        FileHandle.standardOutput.write(Data(listenLines(server: components.server, admin: components.admin).utf8))
+        logAdminListener(components.admin)
         if authenticator == nil {
             logger.warning("RPCs are unauthenticated (no --auth-tokens-file): fine on loopback, not in production")
         }
-        await serve(store: store, server: server, admin: admin, fanOut: fanOut, until: shutdownRequested)
+        let gracePeriod = self.gracePeriod
+        await components.lifecycle.run(until: shutdownRequested) {
+            logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
+        }
         logger.info("stopped")
         return 0
-    }
-
-    /// Runs the long-lived components in one task group until `shutdownRequested` opens, then
-    /// shuts them down in the reverse order of their start: the service port drains (health
-    /// says NOT_SERVING first), then the admin port, then the store, whose close commits what
-    /// the drained requests wrote and checkpoints the WAL. Returns once every one has stopped.
-    private func serve(store: any StoreBackend, server: HTTPServer, admin: HTTPServer?, fanOut: ChangeFanOut,
-                       until shutdownRequested: Latch) async {
-        let (logger, health, gracePeriod) = (self.logger, self.health, self.gracePeriod)
-        // Reconciliation, webhook delivery and the store's timed work run where the lease is.
-        let singleton = makeSingletonDuties(store: store)
-        let lease = makeSingletonLease(store: store, feeding: singleton)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await store.run() }
-            group.addTask { await singleton.run() }
-            if let lease { group.addTask { await lease.run() } } else { singleton.leaseChanged(.acquired) }
-            group.addTask { await server.run() }
-            if let admin { group.addTask { await admin.run() } }
-            group.addTask { await fanOut.run() }
-            await shutdownRequested.wait()
-            logger.info("shutting down", [("grace_period", "\(gracePeriod)")])
-            health.beginShutdown()
-            // Streams never finish by themselves: end them (UNAVAILABLE, resume by cursor) first.
-            fanOut.shutdown()
-            await server.shutdown(gracePeriod: gracePeriod)
-            await admin?.shutdown(gracePeriod: .seconds(1))
-            // Before the store closes: the outcomes of finished deliveries are recorded. Before
-            // the lease is released: another replica may take over at once.
-            await singleton.stop()
-            await lease?.stop()
-            await store.close()
-            await group.waitForAll()
-        }
     }
 
     /// The signal handlers: SIGTERM/SIGINT open ``shutdownRequested``, SIGHUP reloads tokens.

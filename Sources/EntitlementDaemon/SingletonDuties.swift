@@ -28,6 +28,13 @@ final class SingletonDuties: Sendable {
     private let sink: AsyncStream<Event>.Continuation
     private let active = Atomic(false)
     private let finished = Latch()
+    /// Whether ``run()`` has begun, or ``stop()`` came first (a failed or very short startup):
+    /// then there is no loop to stop, and none may begin.
+    private let phase = Mutex(Phase.idle)
+
+    private enum Phase {
+        case idle, running, stopped
+    }
 
     init(duties: [Duty], logger: Logger) {
         self.duties = duties
@@ -45,6 +52,12 @@ final class SingletonDuties: Sendable {
 
     /// Applies lease changes until ``stop()``.
     func run() async {
+        let begins = phase.withLock { phase in
+            guard phase == .idle else { return false }
+            phase = .running
+            return true
+        }
+        guard begins else { return }
         defer { finished.open() }
         var shuttingDown = false
         for await event in events {
@@ -75,8 +88,14 @@ final class SingletonDuties: Sendable {
         }
     }
 
-    /// Stops the duties (if running) and ends ``run()``; returns once both are done.
+    /// Stops the duties (if running) and ends ``run()``; returns once both are done. Before
+    /// ``run()`` has begun it only makes sure none will.
     func stop() async {
+        let running = phase.withLock { phase in
+            defer { phase = .stopped }
+            return phase == .running
+        }
+        guard running else { return }
         sink.yield(.shutdown)
         await finished.wait()
     }

@@ -3,6 +3,7 @@ import ServiceRuntime
 import StorageCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// The daemon's gate: duties start when the lease is acquired, stop when it is lost, in order.
 struct SingletonDutiesTests {
@@ -24,24 +25,14 @@ struct SingletonDutiesTests {
         }, logger: logger)
     }
 
-    /// A correctness wait with a bound generous enough for a saturated machine.
-    func eventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
-    @Test func startsOnAcquireStopsOnLossInOrder() async {
+    @Test func startsOnAcquireStopsOnLossInOrder() async throws {
         let journal = Journal(), log = Journal()
         let singleton = duties(journal, log: log)
         let run = Task { await singleton.run() }
         #expect(!singleton.isActive)
         singleton.leaseChanged(.unavailable(reason: "connection refused"))
         singleton.leaseChanged(.acquired)
-        #expect(await eventually { singleton.isActive })
+        try await eventually("the duties active") { singleton.isActive }
         singleton.leaseChanged(.lost(reason: "the session changed"))
         singleton.leaseChanged(.acquired)
         singleton.leaseChanged(.released)
@@ -57,12 +48,12 @@ struct SingletonDutiesTests {
         #expect(lines.contains { $0.contains("cannot reach the database") })
     }
 
-    @Test func shutdownStopsRunningDutiesAndIgnoresALaterAcquire() async {
+    @Test func shutdownStopsRunningDutiesAndIgnoresALaterAcquire() async throws {
         let journal = Journal(), log = Journal()
         let singleton = duties(journal, log: log)
         let run = Task { await singleton.run() }
         singleton.leaseChanged(.acquired)
-        #expect(await eventually { singleton.isActive })
+        try await eventually("the duties active") { singleton.isActive }
         await singleton.stop()
         singleton.leaseChanged(.acquired)
         await run.value
@@ -70,5 +61,17 @@ struct SingletonDutiesTests {
         #expect(journal.all.filter { $0.hasPrefix("start") }.count == 3)
         #expect(journal.all.last == "stop reconciliation")
         #expect(log.all.contains { $0.contains("singleton lease released") })
+    }
+
+    /// A startup that fails before the duties run still shuts them down, at once, and none
+    /// start afterwards (the daemon stops every component it built, run or not).
+    @Test func stopBeforeRunReturnsAndNothingStartsLater() async {
+        let journal = Journal(), log = Journal()
+        let singleton = duties(journal, log: log)
+        singleton.leaseChanged(.acquired)
+        await singleton.stop()
+        await singleton.run()
+        #expect(!singleton.isActive)
+        #expect(journal.all.isEmpty)
     }
 }
