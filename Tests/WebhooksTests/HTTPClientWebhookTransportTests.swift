@@ -95,7 +95,9 @@ struct HTTPClientWebhookTransportTests {
         let result = await transport.post(receiver.url("/silent"), headers: headers, body: [],
                                           timeout: .milliseconds(300))
         #expect(result == .failed("timed out"))
-        #expect(ContinuousClock.now - began < .seconds(5))
+        // The receiver never answers: only the timeout can end the call. The bound is loose on
+        // purpose, since a loaded machine can stall the test process for seconds.
+        #expect(ContinuousClock.now - began < .seconds(60))
     }
 
     @Test func aClosedPortIsConnectionRefused() async throws {
