@@ -109,6 +109,74 @@ final class PythonGoldenTests: XCTestCase {
         assertGolden(EntitlementV1.EntitlementChange(), "")
     }
 
+    /// GetAppAccountTokenRequest(user_id="u0"),
+    /// GetAppAccountTokenResponse(app_account_token="6f1c2a4e-0b7d-4c1e-9a3f-2d5e8b7c9a10")
+    func testAppAccountTokenMessages() {
+        assertGolden(EntitlementV1.GetAppAccountTokenRequest(userID: "u0"), "0a027530")
+        assertGolden(
+            EntitlementV1.GetAppAccountTokenResponse(appAccountToken: "6f1c2a4e-0b7d-4c1e-9a3f-2d5e8b7c9a10"),
+            "0a2436663163326134652d306237642d346331652d396133662d326435653862376339613130")
+    }
+
+    /// RefreshEntitlementsRequest(user_id="u0"), RefreshEntitlementsResponse(entitlements=[
+    /// Entitlement(product_id="pro.monthly", state=ACTIVE, active=True), Entitlement()],
+    /// new_transactions=3, refreshed_at_ms=1702600000000)
+    func testRefreshEntitlements() {
+        assertGolden(EntitlementV1.RefreshEntitlementsRequest(userID: "u0"), "0a027530")
+        var response = EntitlementV1.RefreshEntitlementsResponse()
+        response.entitlements = [
+            EntitlementV1.Entitlement(productID: "pro.monthly", state: .active, active: true),
+            EntitlementV1.Entitlement(),
+        ]
+        response.newTransactions = 3
+        response.refreshedAtMs = 1_702_600_000_000
+        assertGolden(response, "0a110a0b70726f2e6d6f6e74686c79180120010a001003188084f9d6c631")
+    }
+
+    /// SubmitReceiptRequest(user_id="u0", receipt_data="TUlJ", signed_transaction="eyJh.eyJi.c2ln",
+    /// transaction_id="2000")
+    func testSubmitReceiptRequestWithEveryField() {
+        assertGolden(
+            EntitlementV1.SubmitReceiptRequest(
+                userID: "u0", receiptData: "TUlJ", signedTransaction: "eyJh.eyJi.c2ln", transactionID: "2000"),
+            "0a027530120454556c4a1a0e65794a682e65794a692e63326c6e220432303030")
+    }
+
+    /// SubmitReceiptResponse(environment=ENVIRONMENT_SANDBOX, entitlements=[Entitlement(
+    /// product_id="pro.monthly", active=True)], new_transactions=1)
+    func testSubmitReceiptResponseWithEntitlements() {
+        assertGolden(
+            EntitlementV1.SubmitReceiptResponse(
+                environment: .sandbox,
+                entitlements: [EntitlementV1.Entitlement(productID: "pro.monthly", active: true)],
+                newTransactions: 1),
+            "0802120f0a0b70726f2e6d6f6e74686c7920011801")
+    }
+
+    /// ListHistoryRequest(user_id="u0", page_size=50, page_token="p2", product_id="pro.monthly")
+    func testListHistoryRequestWithEveryField() {
+        assertGolden(
+            EntitlementV1.ListHistoryRequest(userID: "u0", pageSize: 50, pageToken: "p2", productID: "pro.monthly"),
+            "0a02753010321a027032220b70726f2e6d6f6e74686c79")
+    }
+
+    /// HistoryEvent(event_id="ev-2", type=OWNERSHIP_TRANSFER, occurred_at_ms=1702600000000,
+    /// product_id="pro.monthly", transaction_id="2000", original_transaction_id="1000",
+    /// expires_at_ms=1705200000000, environment=PRODUCTION, source=RECEIPT,
+    /// apple_notification_type="DID_RENEW", actor="ops@example.com", reason="moved to u1")
+    func testHistoryEventWithEveryField() {
+        var event = EntitlementV1.HistoryEvent(
+            eventID: "ev-2", type: .ownershipTransfer, occurredAtMs: 1_702_600_000_000, productID: "pro.monthly",
+            transactionID: "2000", originalTransactionID: "1000", expiresAtMs: 1_705_200_000_000,
+            environment: .production, source: .receipt, appleNotificationType: "DID_RENEW")
+        event.actor = "ops@example.com"
+        event.reason = "moved to u1"
+        assertGolden(
+            event,
+            "0a0465762d32100c188084f9d6c631220b70726f2e6d6f6e74686c792a04323030303204313030303880b8dcaed031"
+                + "4001480152094449445f52454e45575a0f6f7073406578616d706c652e636f6d620b6d6f76656420746f207531")
+    }
+
     /// HealthCheckRequest(service="entitlement.v1.EntitlementService"),
     /// HealthCheckResponse(status=SERVING)
     func testHealth() {
