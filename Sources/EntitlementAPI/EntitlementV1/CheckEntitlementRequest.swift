@@ -4,6 +4,10 @@ extension EntitlementV1 {
     /// `entitlement.v1.CheckEntitlementRequest`: whose access to check, optionally narrowed.
     ///
     /// Empty filters mean "every product" / "every entitlement"; ``atMs`` 0 means "now".
+    ///
+    /// Its codec is written by hand rather than derived from a ``ProtobufSchemaMessage`` schema:
+    /// every CheckEntitlement call decodes one, and the schema's per-field closure call and
+    /// key-path access would be paid on the hot path.
     public struct CheckEntitlementRequest: ProtobufMessage {
         public var userID: String = ""
         public var productID: String = ""

@@ -2,6 +2,8 @@ import ProtobufWire
 
 extension EntitlementV1 {
     /// `entitlement.v1.CheckEntitlementResponse`: the verdict and the entitlements behind it.
+    ///
+    /// Hand-written, not a ``ProtobufSchemaMessage``: every CheckEntitlement call encodes one.
     public struct CheckEntitlementResponse: ProtobufMessage {
         /// True when any entitlement matching the request's filters grants access.
         public var active: Bool = false

@@ -6,6 +6,9 @@ extension EntitlementV1 {
     /// For a subscription this is one chain (identified by its original transaction); for a
     /// one-time purchase, that purchase. Times are milliseconds since the Unix epoch, 0 when not
     /// applicable; see the proto for each field's contract.
+    ///
+    /// Hand-written, not a ``ProtobufSchemaMessage``: CheckEntitlement encodes one per
+    /// entitlement it answers with, and other messages nest it.
     public struct Entitlement: ProtobufMessage {
         public var productID: String = ""
         public var originalTransactionID: String = ""

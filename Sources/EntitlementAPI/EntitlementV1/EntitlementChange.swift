@@ -3,7 +3,7 @@ import ProtobufWire
 extension EntitlementV1 {
     /// `entitlement.v1.EntitlementChange`: one entitlement whose state or active flag changed,
     /// as WatchEntitlementChanges (and the webhooks) deliver it.
-    public struct EntitlementChange: ProtobufMessage {
+    public struct EntitlementChange: ProtobufSchemaMessage {
         /// Opaque, strictly increasing; resume after it with `after_cursor`.
         public var cursor: String = ""
         public var changeID: String = ""
@@ -30,32 +30,14 @@ extension EntitlementV1 {
             self.causeEventID = causeEventID
         }
 
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .lengthDelimited): cursor = try reader.readString()
-                case (2, .lengthDelimited): changeID = try reader.readString()
-                case (3, .lengthDelimited): userID = try reader.readString()
-                case (4, .lengthDelimited): entitlement = try reader.readMessage() as Entitlement
-                case (5, .varint): previousState = EntitlementState(rawValue: try reader.readEnum())
-                case (6, .varint): occurredAtMs = try reader.readInt64()
-                case (7, .lengthDelimited): causeEventID = try reader.readString()
-                default: try reader.skip(field)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeString(cursor, field: 1)
-            writer.writeString(changeID, field: 2)
-            writer.writeString(userID, field: 3)
-            if let entitlement {
-                writer.writeMessage(entitlement, field: 4)
-            }
-            writer.writeEnum(previousState, field: 5)
-            writer.writeInt64(occurredAtMs, field: 6)
-            writer.writeString(causeEventID, field: 7)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [
+            .string(1, \.cursor),
+            .string(2, \.changeID),
+            .string(3, \.userID),
+            .message(4, \.entitlement),
+            .enumeration(5, \.previousState),
+            .int64(6, \.occurredAtMs),
+            .string(7, \.causeEventID),
+        ]
     }
 }

@@ -1,8 +1,10 @@
+import ProtobufWire
+
 extension EntitlementV1 {
     /// `entitlement.v1.EntitlementState`: where one entitlement stands at the evaluation instant.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct EntitlementState: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct EntitlementState: ProtobufEnum, CustomStringConvertible {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {

@@ -1,9 +1,10 @@
+import ProtobufWire
+
 extension EntitlementV1 {
     /// `entitlement.v1.Environment`: the App Store environment a transaction was made in.
     ///
-    /// A struct over the raw number rather than a Swift enum because proto3 enums are open: a
-    /// value added to the schema later must survive decoding and re-encoding by this build.
-    public struct Environment: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// Open like every proto3 enum (see ``ProtobufEnum``): unknown numbers are kept, not rejected.
+    public struct Environment: ProtobufEnum, CustomStringConvertible {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {

@@ -1,8 +1,10 @@
+import ProtobufWire
+
 extension EntitlementV1 {
     /// `entitlement.v1.EventSource`: how the server learned of a history event.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct EventSource: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct EventSource: ProtobufEnum, CustomStringConvertible {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {

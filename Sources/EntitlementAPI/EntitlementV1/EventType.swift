@@ -1,8 +1,10 @@
+import ProtobufWire
+
 extension EntitlementV1 {
     /// `entitlement.v1.EventType`: what happened to a purchase or subscription.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct EventType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct EventType: ProtobufEnum, CustomStringConvertible {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {

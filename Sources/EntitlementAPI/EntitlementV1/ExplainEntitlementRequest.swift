@@ -5,7 +5,7 @@ extension EntitlementV1 {
     ///
     /// Same filters and ``atMs`` as ``CheckEntitlementRequest``, though the field numbers of
     /// `entitlement_id` and `at_ms` are swapped relative to it.
-    public struct ExplainEntitlementRequest: ProtobufMessage {
+    public struct ExplainEntitlementRequest: ProtobufSchemaMessage {
         public var userID: String = ""
         public var productID: String = ""
         public var entitlementID: String = ""
@@ -21,24 +21,11 @@ extension EntitlementV1 {
             self.atMs = atMs
         }
 
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .lengthDelimited): userID = try reader.readString()
-                case (2, .lengthDelimited): productID = try reader.readString()
-                case (3, .lengthDelimited): entitlementID = try reader.readString()
-                case (4, .varint): atMs = try reader.readInt64()
-                default: try reader.skip(field)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeString(userID, field: 1)
-            writer.writeString(productID, field: 2)
-            writer.writeString(entitlementID, field: 3)
-            writer.writeInt64(atMs, field: 4)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [
+            .string(1, \.userID),
+            .string(2, \.productID),
+            .string(3, \.entitlementID),
+            .int64(4, \.atMs),
+        ]
     }
 }

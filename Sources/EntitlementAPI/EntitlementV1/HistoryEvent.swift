@@ -4,7 +4,7 @@ extension EntitlementV1 {
     /// `entitlement.v1.HistoryEvent`: one thing that happened to a user's purchase.
     ///
     /// Times are ms since the Unix epoch; ``expiresAtMs`` is 0 when the event has no period end.
-    public struct HistoryEvent: ProtobufMessage {
+    public struct HistoryEvent: ProtobufSchemaMessage {
         /// The server's stable identifier for the event.
         public var eventID: String = ""
         public var type: EventType = .unspecified
@@ -50,40 +50,19 @@ extension EntitlementV1 {
             self.appleNotificationType = appleNotificationType
         }
 
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .lengthDelimited): eventID = try reader.readString()
-                case (2, .varint): type = EventType(rawValue: try reader.readEnum())
-                case (3, .varint): occurredAtMs = try reader.readInt64()
-                case (4, .lengthDelimited): productID = try reader.readString()
-                case (5, .lengthDelimited): transactionID = try reader.readString()
-                case (6, .lengthDelimited): originalTransactionID = try reader.readString()
-                case (7, .varint): expiresAtMs = try reader.readInt64()
-                case (8, .varint): environment = Environment(rawValue: try reader.readEnum())
-                case (9, .varint): source = EventSource(rawValue: try reader.readEnum())
-                case (10, .lengthDelimited): appleNotificationType = try reader.readString()
-                case (11, .lengthDelimited): actor = try reader.readString()
-                case (12, .lengthDelimited): reason = try reader.readString()
-                default: try reader.skip(field)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeString(eventID, field: 1)
-            writer.writeEnum(type, field: 2)
-            writer.writeInt64(occurredAtMs, field: 3)
-            writer.writeString(productID, field: 4)
-            writer.writeString(transactionID, field: 5)
-            writer.writeString(originalTransactionID, field: 6)
-            writer.writeInt64(expiresAtMs, field: 7)
-            writer.writeEnum(environment, field: 8)
-            writer.writeEnum(source, field: 9)
-            writer.writeString(appleNotificationType, field: 10)
-            writer.writeString(actor, field: 11)
-            writer.writeString(reason, field: 12)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [
+            .string(1, \.eventID),
+            .enumeration(2, \.type),
+            .int64(3, \.occurredAtMs),
+            .string(4, \.productID),
+            .string(5, \.transactionID),
+            .string(6, \.originalTransactionID),
+            .int64(7, \.expiresAtMs),
+            .enumeration(8, \.environment),
+            .enumeration(9, \.source),
+            .string(10, \.appleNotificationType),
+            .string(11, \.actor),
+            .string(12, \.reason),
+        ]
     }
 }

@@ -1,8 +1,10 @@
+import ProtobufWire
+
 extension EntitlementV1 {
     /// `entitlement.v1.ProductType`: how a product grants access.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct ProductType: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct ProductType: ProtobufEnum, CustomStringConvertible {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {

@@ -6,7 +6,7 @@ extension EntitlementV1 {
     /// Exactly one of ``receiptData`` (StoreKit 1 base64 app receipt), ``signedTransaction``
     /// (StoreKit 2 JWS) and ``transactionID`` (looked up with the App Store Server API) is
     /// expected; proto3 cannot say so, the service checks it.
-    public struct SubmitReceiptRequest: ProtobufMessage {
+    public struct SubmitReceiptRequest: ProtobufSchemaMessage {
         public var userID: String = ""
         public var receiptData: String = ""
         public var signedTransaction: String = ""
@@ -22,24 +22,11 @@ extension EntitlementV1 {
             self.transactionID = transactionID
         }
 
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .lengthDelimited): userID = try reader.readString()
-                case (2, .lengthDelimited): receiptData = try reader.readString()
-                case (3, .lengthDelimited): signedTransaction = try reader.readString()
-                case (4, .lengthDelimited): transactionID = try reader.readString()
-                default: try reader.skip(field)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeString(userID, field: 1)
-            writer.writeString(receiptData, field: 2)
-            writer.writeString(signedTransaction, field: 3)
-            writer.writeString(transactionID, field: 4)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [
+            .string(1, \.userID),
+            .string(2, \.receiptData),
+            .string(3, \.signedTransaction),
+            .string(4, \.transactionID),
+        ]
     }
 }

@@ -2,7 +2,7 @@ import ProtobufWire
 
 extension EntitlementV1 {
     /// `entitlement.v1.SubmitReceiptResponse`: what Apple said and where the user now stands.
-    public struct SubmitReceiptResponse: ProtobufMessage {
+    public struct SubmitReceiptResponse: ProtobufSchemaMessage {
         public var environment: Environment = .unspecified
         /// The user's entitlements after recording the submission, evaluated now.
         public var entitlements: [Entitlement] = []
@@ -21,26 +21,11 @@ extension EntitlementV1 {
             self.appleStatus = appleStatus
         }
 
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .varint): environment = Environment(rawValue: try reader.readEnum())
-                case (2, .lengthDelimited): entitlements.append(try reader.readMessage())
-                case (3, .varint): newTransactions = try reader.readInt32()
-                case (4, .varint): appleStatus = try reader.readInt32()
-                default: try reader.skip(field)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeEnum(environment, field: 1)
-            for entitlement in entitlements {
-                writer.writeMessage(entitlement, field: 2)
-            }
-            writer.writeInt32(newTransactions, field: 3)
-            writer.writeInt32(appleStatus, field: 4)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [
+            .enumeration(1, \.environment),
+            .repeatedMessage(2, \.entitlements),
+            .int32(3, \.newTransactions),
+            .int32(4, \.appleStatus),
+        ]
     }
 }

@@ -3,7 +3,7 @@ import ProtobufWire
 extension EntitlementV1 {
     /// `entitlement.v1.TransactionFact`: one stored transaction of a chain, as an explanation
     /// lists it.
-    public struct TransactionFact: ProtobufMessage {
+    public struct TransactionFact: ProtobufSchemaMessage {
         public var transactionID: String = ""
         public var productID: String = ""
         public var purchasedAtMs: Int64 = 0
@@ -34,32 +34,15 @@ extension EntitlementV1 {
             self.decisive = decisive
         }
 
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .lengthDelimited): transactionID = try reader.readString()
-                case (2, .lengthDelimited): productID = try reader.readString()
-                case (3, .varint): purchasedAtMs = try reader.readInt64()
-                case (4, .varint): expiresAtMs = try reader.readInt64()
-                case (5, .varint): revokedAtMs = try reader.readInt64()
-                case (6, .varint): upgraded = try reader.readBool()
-                case (7, .varint): source = EventSource(rawValue: try reader.readEnum())
-                case (8, .varint): decisive = try reader.readBool()
-                default: try reader.skip(field)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeString(transactionID, field: 1)
-            writer.writeString(productID, field: 2)
-            writer.writeInt64(purchasedAtMs, field: 3)
-            writer.writeInt64(expiresAtMs, field: 4)
-            writer.writeInt64(revokedAtMs, field: 5)
-            writer.writeBool(upgraded, field: 6)
-            writer.writeEnum(source, field: 7)
-            writer.writeBool(decisive, field: 8)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [
+            .string(1, \.transactionID),
+            .string(2, \.productID),
+            .int64(3, \.purchasedAtMs),
+            .int64(4, \.expiresAtMs),
+            .int64(5, \.revokedAtMs),
+            .bool(6, \.upgraded),
+            .enumeration(7, \.source),
+            .bool(8, \.decisive),
+        ]
     }
 }

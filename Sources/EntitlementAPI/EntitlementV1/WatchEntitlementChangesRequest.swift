@@ -2,7 +2,7 @@ import ProtobufWire
 
 extension EntitlementV1 {
     /// `entitlement.v1.WatchEntitlementChangesRequest`: which changes to stream, and from where.
-    public struct WatchEntitlementChangesRequest: ProtobufMessage {
+    public struct WatchEntitlementChangesRequest: ProtobufSchemaMessage {
         /// Empty: only changes from now on; otherwise resume after this change's cursor.
         public var afterCursor: String = ""
         /// Only this user's changes; empty for every user.
@@ -15,20 +15,9 @@ extension EntitlementV1 {
             self.userID = userID
         }
 
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .lengthDelimited): afterCursor = try reader.readString()
-                case (2, .lengthDelimited): userID = try reader.readString()
-                default: try reader.skip(field)
-                }
-            }
-        }
-
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeString(afterCursor, field: 1)
-            writer.writeString(userID, field: 2)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [
+            .string(1, \.afterCursor),
+            .string(2, \.userID),
+        ]
     }
 }

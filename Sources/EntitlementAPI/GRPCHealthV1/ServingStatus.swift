@@ -1,9 +1,11 @@
+import ProtobufWire
+
 extension GRPCHealthV1 {
     /// `grpc.health.v1.HealthCheckResponse.ServingStatus`: whether a service takes requests.
     ///
     /// Declared at namespace level for short call sites; ``HealthCheckResponse/ServingStatus``
     /// names it where the proto does. Open like every proto3 enum.
-    public struct ServingStatus: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct ServingStatus: ProtobufEnum, CustomStringConvertible {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {
