@@ -2,63 +2,28 @@ import ProtobufWire
 
 /// Messages of `entitlementd.testing.v1`, the test-only service (see Protos/).
 public enum TestingV1 {
-    public struct SleepRequest: ProtobufMessage {
+    public struct SleepRequest: ProtobufSchemaMessage {
         public var milliseconds: Int32 = 0
         public init() {}
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .varint): milliseconds = try reader.readInt32()
-                default: try reader.skip(field)
-                }
-            }
-        }
-        public func encode(to writer: inout ProtobufWriter) { writer.writeInt32(milliseconds, field: 1) }
+        public static let schema: [ProtobufSchemaField<Self>] = [.int32(1, \.milliseconds)]
     }
 
-    public struct SleepResponse: ProtobufMessage {
+    public struct SleepResponse: ProtobufSchemaMessage {
         public init() {}
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() { try reader.skip(field) }
-        }
-        public func encode(to writer: inout ProtobufWriter) {}
+        public static let schema: [ProtobufSchemaField<Self>] = []
     }
 
-    public struct SeedRequest: ProtobufMessage {
+    public struct SeedRequest: ProtobufSchemaMessage {
         public var userID = ""
         public var factsJSON = ""
         public init() {}
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .lengthDelimited): userID = try reader.readString()
-                case (2, .lengthDelimited): factsJSON = try reader.readString()
-                default: try reader.skip(field)
-                }
-            }
-        }
-        public func encode(to writer: inout ProtobufWriter) {
-            writer.writeString(userID, field: 1)
-            writer.writeString(factsJSON, field: 2)
-        }
+        public static let schema: [ProtobufSchemaField<Self>] = [.string(1, \.userID), .string(2, \.factsJSON)]
     }
 
-    public struct SeedResponse: ProtobufMessage {
+    public struct SeedResponse: ProtobufSchemaMessage {
         public var newTransactions: Int32 = 0
         public init() {}
         public init(newTransactions: Int32) { self.newTransactions = newTransactions }
-        public init(protobufBytes: ArraySlice<UInt8>) throws {
-            var reader = ProtobufReader(protobufBytes)
-            while let field = try reader.nextField() {
-                switch (field.number, field.wireType) {
-                case (1, .varint): newTransactions = try reader.readInt32()
-                default: try reader.skip(field)
-                }
-            }
-        }
-        public func encode(to writer: inout ProtobufWriter) { writer.writeInt32(newTransactions, field: 1) }
+        public static let schema: [ProtobufSchemaField<Self>] = [.int32(1, \.newTransactions)]
     }
 }
