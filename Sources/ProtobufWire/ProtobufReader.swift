@@ -92,20 +92,24 @@ public struct ProtobufReader: Sendable {
 
     /// Reads four little-endian bytes.
     public mutating func readRawFixed32() throws -> UInt32 {
-        let start = try consume(4, "fixed32")
-        var value: UInt32 = 0
-        for offset in (0..<4).reversed() {
-            value = value << 8 | UInt32(buffer[start + offset])
-        }
-        return value
+        try readLittleEndian("fixed32")
     }
 
     /// Reads eight little-endian bytes.
     public mutating func readRawFixed64() throws -> UInt64 {
-        let start = try consume(8, "fixed64")
-        var value: UInt64 = 0
-        for offset in (0..<8).reversed() {
-            value = value << 8 | UInt64(buffer[start + offset])
+        try readLittleEndian("fixed64")
+    }
+
+    /// Reads a `Value`'s width of little-endian bytes, byte by byte, so the input needs no
+    /// alignment.
+    private mutating func readLittleEndian<Value: FixedWidthInteger & UnsignedInteger>(
+        _ what: String
+    ) throws -> Value {
+        let width = Value.bitWidth / 8
+        let start = try consume(width, what)
+        var value: Value = 0
+        for offset in (0..<width).reversed() {
+            value = value << 8 | Value(buffer[start + offset])
         }
         return value
     }
