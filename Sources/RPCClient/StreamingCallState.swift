@@ -64,14 +64,8 @@ struct StreamingCallState {
 
     private mutating func finish(_ block: HTTPHeaders) -> Action {
         done = true
-        guard let text = block["grpc-status"], let raw = Int(text) else {
-            return .complete(RPCClientError(.transport, .unknown, "the server ended the call without a grpc-status",
-                                            metadata: block))
-        }
-        let code = RPCCode(rawValue: raw)
-        guard code == .ok else {
-            let message = block["grpc-message"].map(PercentEncoding.decode) ?? ""
-            return .complete(RPCClientError(.status, code, message, metadata: block))
+        if let error = RPCClientError(endOfCall: block) {
+            return .complete(error)
         }
         guard deframer.isAtBoundary else {
             return .complete(RPCClientError(.transport, .internal, "the response ended inside a message"))

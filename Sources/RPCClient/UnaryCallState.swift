@@ -91,14 +91,8 @@ struct UnaryCallState {
 
     /// Reads grpc-status and grpc-message from the block that ended the call.
     private func finish(with block: HTTPHeaders) -> Outcome {
-        guard let text = block["grpc-status"], let raw = Int(text) else {
-            return .failure(RPCClientError(.transport, .unknown, "the server ended the call without a grpc-status",
-                                           metadata: block))
-        }
-        let code = RPCCode(rawValue: raw)
-        guard code == .ok else {
-            let message = block["grpc-message"].map(PercentEncoding.decode) ?? ""
-            return .failure(RPCClientError(.status, code, message, metadata: block))
+        if let error = RPCClientError(endOfCall: block) {
+            return .failure(error)
         }
         guard deframer.isAtBoundary else {
             return .failure(RPCClientError(.transport, .internal, "the response ended inside a message"))
