@@ -42,24 +42,30 @@ extension AppStoreServerClient {
     /// `GET /inApps/v1/subscriptions/{transactionId}`: every subscription group's status.
     public func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
                                      deadline: ContinuousClock.Instant? = nil) async throws -> SubscriptionStatuses {
-        let deadline = deadline ?? defaultDeadline()
-        let path = "inApps/v1/subscriptions/" + Self.pathSegment(transactionID)
-        return try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
-            environment in
-            try await request(.subscriptionStatuses, environment: environment, method: "GET", path: path,
-                              deadline: deadline) { try ServerAPIBody.statuses($0, environment: environment) }
-        }.value
+        try await getTransaction(.subscriptionStatuses, "inApps/v1/subscriptions/", transactionID: transactionID,
+                                 environment: environment, deadline: deadline, read: ServerAPIBody.statuses)
     }
 
     /// `GET /inApps/v1/transactions/{transactionId}`: one signed transaction.
     public func transactionInfo(transactionID: String, environment: Environment? = nil,
                                 deadline: ContinuousClock.Instant? = nil) async throws -> TransactionInfo {
+        try await getTransaction(.transactionInfo, "inApps/v1/transactions/", transactionID: transactionID,
+                                 environment: environment, deadline: deadline, read: ServerAPIBody.transactionInfo)
+    }
+
+    /// `GET {pathPrefix}{transactionId}` in either environment: the single-page lookups of one
+    /// transaction differ only in their path and in how they read Apple's answer.
+    private func getTransaction<Value>(
+        _ endpoint: Endpoint, _ pathPrefix: String, transactionID: String, environment: Environment?,
+        deadline: ContinuousClock.Instant?, read: ([UInt8], Environment) throws -> Value
+    ) async throws -> Value {
         let deadline = deadline ?? defaultDeadline()
-        let path = "inApps/v1/transactions/" + Self.pathSegment(transactionID)
+        let path = pathPrefix + Self.pathSegment(transactionID)
         return try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
             environment in
-            try await request(.transactionInfo, environment: environment, method: "GET", path: path,
-                              deadline: deadline) { try ServerAPIBody.transactionInfo($0, environment: environment) }
+            try await request(endpoint, environment: environment, method: "GET", path: path, deadline: deadline) {
+                try read($0, environment)
+            }
         }.value
     }
 
