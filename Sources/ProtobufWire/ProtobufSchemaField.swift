@@ -13,36 +13,37 @@ public struct ProtobufSchemaField<Message>: Sendable {
 
 extension ProtobufSchemaField {
     public static func string(_ number: Int, _ property: WritableKeyPath<Message, String> & Sendable) -> Self {
-        Self(number: number, wireType: .lengthDelimited,
-             read: { message, reader in message[keyPath: property] = try reader.readString() },
-             write: { message, writer in writer.writeString(message[keyPath: property], field: number) })
+        scalar(number, .lengthDelimited, property, { try $0.readString() }, { $0.writeString($1, field: $2) })
     }
 
     public static func int64(_ number: Int, _ property: WritableKeyPath<Message, Int64> & Sendable) -> Self {
-        Self(number: number, wireType: .varint,
-             read: { message, reader in message[keyPath: property] = try reader.readInt64() },
-             write: { message, writer in writer.writeInt64(message[keyPath: property], field: number) })
+        scalar(number, .varint, property, { try $0.readInt64() }, { $0.writeInt64($1, field: $2) })
     }
 
     public static func int32(_ number: Int, _ property: WritableKeyPath<Message, Int32> & Sendable) -> Self {
-        Self(number: number, wireType: .varint,
-             read: { message, reader in message[keyPath: property] = try reader.readInt32() },
-             write: { message, writer in writer.writeInt32(message[keyPath: property], field: number) })
+        scalar(number, .varint, property, { try $0.readInt32() }, { $0.writeInt32($1, field: $2) })
     }
 
     public static func bool(_ number: Int, _ property: WritableKeyPath<Message, Bool> & Sendable) -> Self {
-        Self(number: number, wireType: .varint,
-             read: { message, reader in message[keyPath: property] = try reader.readBool() },
-             write: { message, writer in writer.writeBool(message[keyPath: property], field: number) })
+        scalar(number, .varint, property, { try $0.readBool() }, { $0.writeBool($1, field: $2) })
+    }
+
+    /// A field whose value is read and written whole by one reader and one writer method.
+    private static func scalar<Value>(
+        _ number: Int, _ wireType: ProtobufWireType, _ property: WritableKeyPath<Message, Value> & Sendable,
+        _ readValue: @escaping @Sendable (inout ProtobufReader) throws -> Value,
+        _ writeValue: @escaping @Sendable (inout ProtobufWriter, Value, Int) -> Void
+    ) -> Self {
+        Self(number: number, wireType: wireType,
+             read: { message, reader in message[keyPath: property] = try readValue(&reader) },
+             write: { message, writer in writeValue(&writer, message[keyPath: property], number) })
     }
 
     /// An enum field; unknown numbers are kept, as proto3's open enums require.
     public static func enumeration<Enum: ProtobufEnum>(
         _ number: Int, _ property: WritableKeyPath<Message, Enum> & Sendable
     ) -> Self {
-        Self(number: number, wireType: .varint,
-             read: { message, reader in message[keyPath: property] = Enum(rawValue: try reader.readEnum()) },
-             write: { message, writer in writer.writeEnum(message[keyPath: property], field: number) })
+        scalar(number, .varint, property, { Enum(rawValue: try $0.readEnum()) }, { $0.writeEnum($1, field: $2) })
     }
 
     /// A singular message field: written when present, even if every field of it is default.
