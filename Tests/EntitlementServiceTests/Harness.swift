@@ -70,6 +70,15 @@ func eventually(_ what: String, _ condition: () -> Bool) async throws {
     }
 }
 
+/// ``eventually(_:_:)`` for a condition that asks an actor.
+func eventually(_ what: String, _ condition: () async -> Bool) async throws {
+    var budget = PollBudget(.seconds(30))
+    while !(await condition()) {
+        guard budget.spend() else { throw WaitTimedOut(what: what) }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+}
+
 /// Polling time left, spent by the gap since the last poll up to ``longestCountedGap``: a longer
 /// gap is the process being starved, not the awaited condition failing.
 struct PollBudget {
