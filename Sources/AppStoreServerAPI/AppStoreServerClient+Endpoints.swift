@@ -5,7 +5,7 @@ extension AppStoreServerClient {
     /// `GET /inApps/v2/history/{transactionId}`, every page: the same query repeated with each
     /// page's `revision` until `hasMore` is false. With `revision` (a previous call's), only what
     /// changed since. `environment` nil asks production first, then sandbox on 4040010/4040005.
-    public func transactionHistory(transactionID: String, revision: String? = nil, environment: Environment? = nil,
+    public nonisolated func transactionHistory(transactionID: String, revision: String? = nil, environment: Environment? = nil,
                                    deadline: ContinuousClock.Instant? = nil) async throws -> TransactionHistory {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v2/history/" + Self.pathSegment(transactionID)
@@ -40,7 +40,7 @@ extension AppStoreServerClient {
     }
 
     /// `GET /inApps/v1/subscriptions/{transactionId}`: every subscription group's status.
-    public func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
+    public nonisolated func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
                                      deadline: ContinuousClock.Instant? = nil) async throws -> SubscriptionStatuses {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v1/subscriptions/" + Self.pathSegment(transactionID)
@@ -52,7 +52,7 @@ extension AppStoreServerClient {
     }
 
     /// `GET /inApps/v1/transactions/{transactionId}`: one signed transaction.
-    public func transactionInfo(transactionID: String, environment: Environment? = nil,
+    public nonisolated func transactionInfo(transactionID: String, environment: Environment? = nil,
                                 deadline: ContinuousClock.Instant? = nil) async throws -> TransactionInfo {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v1/transactions/" + Self.pathSegment(transactionID)
@@ -67,7 +67,7 @@ extension AppStoreServerClient {
     /// payloads Apple sent (or tried to send) between `startMs` and `endMs`, and the token for
     /// the next page. Reconciliation calls it page by page so it can make each batch durable
     /// before asking for the next. No environment fallback: each environment has its own history.
-    public func notificationHistoryPage(environment: Environment, startMs: Int64, endMs: Int64,
+    public nonisolated func notificationHistoryPage(environment: Environment, startMs: Int64, endMs: Int64,
                                         paginationToken: String? = nil,
                                         deadline: ContinuousClock.Instant? = nil) async throws
         -> NotificationHistoryPage {
@@ -101,7 +101,7 @@ extension AppStoreServerClient {
     /// `appAccountToken` is sent as given (Apple stores it as given; we issue lowercase), but one
     /// that is not a UUID fails here, as Apple would fail it, without spending a request.
     /// Returns the environment that knew the transaction.
-    public func setAppAccountToken(originalTransactionID: String, appAccountToken: String,
+    public nonisolated func setAppAccountToken(originalTransactionID: String, appAccountToken: String,
                                    environment: Environment? = nil,
                                    deadline: ContinuousClock.Instant? = nil) async throws -> Environment {
         guard UUID(uuidString: appAccountToken) != nil else {
@@ -119,7 +119,7 @@ extension AppStoreServerClient {
         }.environment
     }
 
-    func defaultDeadline() -> ContinuousClock.Instant {
+    nonisolated func defaultDeadline() -> ContinuousClock.Instant {
         ContinuousClock.now.advanced(by: configuration.defaultDeadline)
     }
 
