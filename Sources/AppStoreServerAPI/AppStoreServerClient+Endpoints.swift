@@ -5,8 +5,10 @@ extension AppStoreServerClient {
     /// `GET /inApps/v2/history/{transactionId}`, every page: the same query repeated with each
     /// page's `revision` until `hasMore` is false. With `revision` (a previous call's), only what
     /// changed since. `environment` nil asks production first, then sandbox on 4040010/4040005.
-    public nonisolated func transactionHistory(transactionID: String, revision: String? = nil, environment: Environment? = nil,
-                                   deadline: ContinuousClock.Instant? = nil) async throws -> TransactionHistory {
+    public nonisolated func transactionHistory(
+        transactionID: String, revision: String? = nil, environment: Environment? = nil,
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws -> TransactionHistory {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v2/history/" + Self.pathSegment(transactionID)
         let first = try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
@@ -40,8 +42,9 @@ extension AppStoreServerClient {
     }
 
     /// `GET /inApps/v1/subscriptions/{transactionId}`: every subscription group's status.
-    public nonisolated func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
-                                     deadline: ContinuousClock.Instant? = nil) async throws -> SubscriptionStatuses {
+    public nonisolated func subscriptionStatuses(
+        transactionID: String, environment: Environment? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> SubscriptionStatuses {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v1/subscriptions/" + Self.pathSegment(transactionID)
         return try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
@@ -52,8 +55,9 @@ extension AppStoreServerClient {
     }
 
     /// `GET /inApps/v1/transactions/{transactionId}`: one signed transaction.
-    public nonisolated func transactionInfo(transactionID: String, environment: Environment? = nil,
-                                deadline: ContinuousClock.Instant? = nil) async throws -> TransactionInfo {
+    public nonisolated func transactionInfo(
+        transactionID: String, environment: Environment? = nil, deadline: ContinuousClock.Instant? = nil
+    ) async throws -> TransactionInfo {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v1/transactions/" + Self.pathSegment(transactionID)
         return try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
@@ -67,10 +71,10 @@ extension AppStoreServerClient {
     /// payloads Apple sent (or tried to send) between `startMs` and `endMs`, and the token for
     /// the next page. Reconciliation calls it page by page so it can make each batch durable
     /// before asking for the next. No environment fallback: each environment has its own history.
-    public nonisolated func notificationHistoryPage(environment: Environment, startMs: Int64, endMs: Int64,
-                                        paginationToken: String? = nil,
-                                        deadline: ContinuousClock.Instant? = nil) async throws
-        -> NotificationHistoryPage {
+    public nonisolated func notificationHistoryPage(
+        environment: Environment, startMs: Int64, endMs: Int64, paginationToken: String? = nil,
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws -> NotificationHistoryPage {
         let deadline = deadline ?? defaultDeadline()
         let body = Array("{\"startDate\":\(startMs),\"endDate\":\(endMs)}".utf8)
         let query = paginationToken.map { [URLQueryItem(name: "paginationToken", value: $0)] } ?? []
@@ -101,9 +105,10 @@ extension AppStoreServerClient {
     /// `appAccountToken` is sent as given (Apple stores it as given; we issue lowercase), but one
     /// that is not a UUID fails here, as Apple would fail it, without spending a request.
     /// Returns the environment that knew the transaction.
-    public nonisolated func setAppAccountToken(originalTransactionID: String, appAccountToken: String,
-                                   environment: Environment? = nil,
-                                   deadline: ContinuousClock.Instant? = nil) async throws -> Environment {
+    public nonisolated func setAppAccountToken(
+        originalTransactionID: String, appAccountToken: String, environment: Environment? = nil,
+        deadline: ContinuousClock.Instant? = nil
+    ) async throws -> Environment {
         guard UUID(uuidString: appAccountToken) != nil else {
             throw ServerAPIError(.invalidRequest, "an app account token must be a UUID")
         }

@@ -13,9 +13,10 @@ extension AppStoreServerClient {
     /// One request to one environment, retried as ``ServerAPIVerdict`` says until it succeeds,
     /// fails for good, runs out of attempts, or the next wait would pass `deadline`.
     /// `read` turns a 200 body into a value; a body it cannot read is retried like a 5xx.
-    nonisolated func request<Value>(_ endpoint: Endpoint, environment: Environment, method: String, path: String,
-                        query: [URLQueryItem] = [], body: [UInt8]? = nil, deadline: ContinuousClock.Instant,
-                        read: ([UInt8]) throws -> Value) async throws -> Answer<Value> {
+    nonisolated func request<Value>(
+        _ endpoint: Endpoint, environment: Environment, method: String, path: String, query: [URLQueryItem] = [],
+        body: [UInt8]? = nil, deadline: ContinuousClock.Instant, read: ([UInt8]) throws -> Value
+    ) async throws -> Answer<Value> {
         var components = URLComponents(url: baseURL(environment).appendingPathComponent(path),
                                        resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query }
