@@ -2,7 +2,6 @@ import Entitlements
 import Foundation
 import JWS
 import ServiceRuntime
-import Synchronization
 
 /// The App Store Server API client: signs each request with a short-lived ES256 token, keeps
 /// under the configured request rate, retries what Apple says is passing (with backoff and
@@ -10,8 +9,13 @@ import Synchronization
 ///
 /// Returns Apple's signed data unverified: the service verifies every JWS with the same
 /// verifier, roots and bundle check as V2 notifications before anything is stored.
-/// A final class with locked state (token cache, token bucket), so calls run in parallel.
-public final class AppStoreServerClient: Sendable {
+///
+/// An actor because it owns the state every caller shares: the cached bearer token and the
+/// token bucket keeping to the request rate. Only reading and renewing those runs in its
+/// isolation (a reservation and a cache check per request, an ES256 signature every 15
+/// minutes); the endpoints, their HTTP exchanges, rate and backoff waits and decoding are
+/// nonisolated, so requests proceed in parallel and a slow Apple never holds the actor.
+public actor AppStoreServerClient {
     public struct Configuration: Sendable {
         public var credentials: ServerAPICredentials
         public var productionURL: URL
@@ -59,16 +63,16 @@ public final class AppStoreServerClient: Sendable {
     public typealias RequestObserver = @Sendable (_ endpoint: Endpoint, _ environment: Environment,
                                                   _ status: Int, _ seconds: Double) -> Void
 
-    public let configuration: Configuration
-    let transport: any ServerAPITransport
-    let tokens: AuthorizationTokens
-    let bucket: Mutex<TokenBucket>
-    let now: UnixClock
-    let observe: RequestObserver?
+    public nonisolated let configuration: Configuration
+    nonisolated let transport: any ServerAPITransport
+    nonisolated let now: UnixClock
+    nonisolated let observe: RequestObserver?
     /// Waits out a backoff; injectable so tests check the delays without spending them.
-    let sleep: @Sendable (Duration) async throws -> Void
+    nonisolated let sleep: @Sendable (Duration) async throws -> Void
     /// A uniform draw in [0, 1] for jitter; injectable for tests.
-    let jitter: @Sendable () -> Double
+    nonisolated let jitter: @Sendable () -> Double
+    var tokens: AuthorizationTokens
+    var bucket: TokenBucket
 
     public init(configuration: Configuration, transport: any ServerAPITransport, now: @escaping UnixClock,
                 observe: RequestObserver? = nil,
@@ -77,14 +81,14 @@ public final class AppStoreServerClient: Sendable {
         self.configuration = configuration
         self.transport = transport
         self.tokens = AuthorizationTokens(credentials: configuration.credentials)
-        self.bucket = Mutex(TokenBucket(rate: configuration.requestsPerSecond, nowNs: Self.monotonicNs()))
+        self.bucket = TokenBucket(rate: configuration.requestsPerSecond, nowNs: Self.monotonicNs())
         self.now = now
         self.observe = observe
         self.sleep = sleep
         self.jitter = jitter
     }
 
-    func baseURL(_ environment: Environment) -> URL {
+    nonisolated func baseURL(_ environment: Environment) -> URL {
         environment == .production ? configuration.productionURL : configuration.sandboxURL
     }
 
