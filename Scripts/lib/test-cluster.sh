@@ -42,7 +42,7 @@ select=()
 [ -n "$markers" ] && select=(-m "$markers")
 echo "cluster interop: pytest ${select[*]:-(the whole suite)}"
 # Its own temp base: Scripts/test runs the single-process pytest at the same time.
-ENTITLEMENTD_CLUSTER="${CLUSTER_REPLICAS:-2}" "$1" -m pytest Tests/Interop -p no:cacheprovider -ra \
+ENTITLEMENTD_CLUSTER="${CLUSTER_REPLICAS:-2}" "$1" -m pytest Tests/Interop -p no:cacheprovider -ra --durations=10 \
     --basetemp "$ROOT/.build/pytest-cluster" ${select[@]+"${select[@]}"} ${extra[@]+"${extra[@]}"} 2>&1 | tee "$LOG"
 rc=${PIPESTATUS[0]}
 [ $rc -eq 5 ] && echo "pytest collected no tests" >&2
