@@ -6,4 +6,6 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-swift package dump-package | python3 Scripts/lib/check-imports.py
+# Its own scratch path: SwiftPM locks .build for a whole build, and Scripts/test runs this
+# beside the debug build (dump-package reads the manifest only; nothing is written there).
+swift package --scratch-path "$ROOT/.build-manifest" dump-package | python3 Scripts/lib/check-imports.py

@@ -29,6 +29,15 @@ Markers, registered in conftest.py:
   entitlementd's own HTTP/1.1 or HTTP/2 framing that haproxy terminates). Skipped in the cluster
   stage with its reason; it ran in the single-process stage.
 - `cluster_only`: needs PostgreSQL and haproxy (test_cluster.py); skipped outside the cluster stage.
+- `replicas`: what the cluster stage runs (Scripts/lib/test-cluster.sh selects `-m replicas`): the
+  tests whose subject is replicas over PostgreSQL and haproxy (test_cluster.py: cross-replica
+  visibility, the lease handover, failover through haproxy) and the behaviour that differs on
+  PostgreSQL above the store: the singleton duties the lease starts (webhook delivery, the
+  reconciliation job, the change timer), also across a restart or a SIGKILL of the service on
+  one database, and what a restart on one database keeps (data, change cursors). Those without
+  cluster_only run in the single-process stage too, on SQLite. Every other test runs in the
+  single-process stage only; `CLUSTER_MARKERS= Scripts/lib/test-cluster.sh` (or `Scripts/test
+  --long`) runs the whole suite against the cluster, as the stage did before.
 Tests that start no server through the fixture (flag checks, entitlementctl offline, ...)
 never touch the cluster and are skipped in the cluster stage, saying so.
 """
@@ -311,6 +320,8 @@ def register_markers(config) -> None:
     config.addinivalue_line("markers", "single_process(reason): needs one entitlementd process or its SQLite "
                                        "file; skipped in the cluster stage with the reason")
     config.addinivalue_line("markers", "cluster_only: needs PostgreSQL and haproxy; runs in the cluster stage only")
+    config.addinivalue_line("markers", "replicas: about replicas over PostgreSQL, haproxy or the PostgreSQL backend's "
+                                       "own behaviour under the daemon; what the cluster stage runs (-m replicas)")
 
 
 def skip_by_stage(items) -> None:

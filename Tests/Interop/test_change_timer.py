@@ -5,9 +5,14 @@ the WatchEntitlementChanges stream can show the change itself."""
 import json
 import time
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from cluster import metrics_text
+
+# The change timer is one of the singleton duties: on PostgreSQL it runs where the lease is
+# (replica 0), and after a restart only once the new process holds it (cluster.py, `replicas`).
+pytestmark = pytest.mark.replicas
 
 
 def metric(server, name, **labels):

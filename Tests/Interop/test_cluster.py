@@ -30,7 +30,7 @@ from fast_signer import FastSigner
 from test_crash_loop import Model, verify
 from webhook_receiver import Receiver
 
-pytestmark = pytest.mark.cluster_only
+pytestmark = [pytest.mark.cluster_only, pytest.mark.replicas]
 
 NOTIFICATIONS = "/apple/notifications"
 READ_WITHIN_S = 1.0     # the bound for another replica to see a write

@@ -178,6 +178,7 @@ def test_empty_user_id_is_invalid(pb, default_server):
         assert "user_id" in info.value.details()
 
 
+@pytest.mark.replicas
 def test_data_survives_restart(pb, server, tmp_path):
     db = tmp_path / "persist.sqlite"
     first = server("--database", db)

@@ -136,6 +136,7 @@ def test_a_dropped_refund_is_applied_once_and_reconciling_again_finds_nothing_ne
     assert state(pb, stack.daemon, "alice") == [REVOKED]
 
 
+@pytest.mark.replicas
 def test_the_periodic_job_catches_up_right_after_a_restart(pb, stack):
     stack.start()
     tx = subscribe(pb, stack, "bob")

@@ -67,6 +67,7 @@ def test_expiry_arrives_at_its_instant_with_no_notification(pb, default_server):
     assert arrived - expires < 3000, f"expiry arrived {arrived - expires} ms after its instant"
 
 
+@pytest.mark.replicas
 def test_resume_from_a_cursor_after_restart_gives_exactly_the_missing_changes(pb, server, tmp_path):
     database = str(tmp_path / "resume.sqlite")
     first = server("--database", database)

@@ -56,6 +56,7 @@ def wait_for_changes(receiver, count, timeout_s=60.0):
     raise AssertionError(f"only {len({a.webhook_id for a in receiver.accepted()})} of {count} changes accepted")
 
 
+@pytest.mark.replicas
 def test_every_change_arrives_signed_as_proto3_json_in_order_after_failures(pb, server):
     receiver = Receiver(SECRET.encode(), fail_first=5)
     srv = hooked(server, receiver)
@@ -93,6 +94,7 @@ def test_every_change_arrives_signed_as_proto3_json_in_order_after_failures(pb, 
     assert SECRET not in srv.stderr()
 
 
+@pytest.mark.replicas
 def test_receiver_down_across_a_server_restart_loses_nothing(pb, server, tmp_path):
     receiver = Receiver(SECRET.encode())
     receiver.stop()  # down before anything is sent
@@ -108,6 +110,7 @@ def test_receiver_down_across_a_server_restart_loses_nothing(pb, server, tmp_pat
     assert_in_order_per_user(receiver.accepted())
 
 
+@pytest.mark.replicas
 def test_sigkill_during_delivery_loses_nothing(pb, server, tmp_path):
     receiver = Receiver(SECRET.encode(), delay_s=0.2)
     db = tmp_path / "killed.sqlite"
