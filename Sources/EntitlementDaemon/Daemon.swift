@@ -154,6 +154,8 @@ final class Daemon {
     /// admin port, then the singleton duties and lease, then the store, whose close commits what
     /// the drained requests wrote and checkpoints the WAL.
     func run() async -> Int32 {
+        logUnknownEnvironmentVariables(ProcessInfo.processInfo.environment)
+        logMissingCapabilities()
         raiseOpenFilesLimit()
         let serviceMetrics = self.serviceMetrics
         var configuration = EntitlementStore.Configuration(
