@@ -55,10 +55,8 @@ extension Daemon {
         var http = HTTPRouter()
         http.add("GET", "/healthz", Daemon.healthzHandler())
         http.add("GET", "/readyz", Daemon.readyzHandler(health))
-        if adminConfiguration == nil {
-            http.add("GET", "/metrics", metricsHandler())
-            addGatedAdminOperations(operations, to: &http)
-        }
+        if adminConfiguration == nil { http.add("GET", "/metrics", metricsHandler()) }
+        Daemon.addAdminOperationsElsewhere(to: &http)
         NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
             serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
         }).register(into: &http)
