@@ -8,6 +8,7 @@ same process; meanwhile writes fail fast with UNAVAILABLE. Requests without :aut
 are probes' requests too (haproxy's checks): those that can be served are.
 """
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -23,6 +24,8 @@ import pytest
 from hpack import Decoder
 from hyperframe.frame import PingFrame
 
+from haproxy import Haproxy
+from ports import free_port
 from test_entitlements import DAY, NOW, check, seed, tx
 from test_graceful_drain import answers, pings
 from test_http2_conformance import RawPeer, request
@@ -220,3 +223,56 @@ def test_postgresql_outage_takes_the_replica_out_and_its_return_puts_it_back(pb,
     seed(pb, channel, "bob", [tx("2", "2", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
     assert check(pb, channel, "bob", product="pro.monthly").active
     assert check(pb, channel, "alice", product="pro.monthly").active
+
+
+@needs_postgres
+@pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy is not installed")
+def test_haproxy_takes_a_replica_whose_store_is_down_out_within_5_s(pb, server, tmp_path):
+    """Two replicas behind haproxy (`balance first`: replica 0 while it is up), each on a
+    database of its own; replica 0's database stops answering: within 5 s haproxy's /readyz check
+    has taken it out and calls through haproxy are answered by replica 1; back in when it returns."""
+    names = ["readiness_" + uuid.uuid4().hex for _ in range(2)]
+    for name in names:
+        psql(f"CREATE DATABASE {name}")
+    proxy, replicas = None, []
+    try:
+        replicas += [server("--database", SERVER_URL.rsplit("/", 1)[0] + "/" + name) for name in names]
+        for index, replica in enumerate(replicas):
+            seed(pb, replica.channel(), "carol", [tx(str(index + 1), str(index + 1), "pro.monthly", NOW - DAY,
+                                                     NOW + 30 * DAY)])
+        workdir = tmp_path / "haproxy"
+        workdir.mkdir()
+        proxy = Haproxy(workdir, f"127.0.0.1:{free_port()}", [r.address for r in replicas])
+
+        def served_by():
+            """Which replica answered a call through haproxy (its own seeded transaction), or None."""
+            with grpc.insecure_channel(proxy.listen) as channel:
+                try:
+                    answer = check(pb, channel, "carol", product="pro.monthly")
+                except grpc.RpcError:
+                    return None
+            return {e.product_id for e in answer.entitlements} and answer
+
+        wait_until("haproxy serves", served_by, 10)
+        psql(f"ALTER DATABASE {names[0]} ALLOW_CONNECTIONS false")
+        psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{names[0]}'")
+        out = time.monotonic()
+        wait_until("replica 0 not ready", lambda: get(replicas[0].address, "/readyz")[0] == 503, WITHIN)
+        # Three calls in a row succeed: none reached replica 0, which answers UNAVAILABLE.
+        wait_until("calls through haproxy reach replica 1 only",
+                   lambda: all(served_by() for _ in range(3)), WITHIN - (time.monotonic() - out))
+        took = time.monotonic() - out
+        print(f"\nreplica 0 out of haproxy's rotation {took:.2f} s after its database went away")
+        assert "DOWN" in proxy.log(), proxy.log()
+
+        psql(f"ALTER DATABASE {names[0]} ALLOW_CONNECTIONS true")
+        wait_until("replica 0 ready again", lambda: get(replicas[0].address, "/readyz") == (200, "ok"), WITHIN)
+    finally:
+        if proxy:
+            proxy.stop()
+        for name in names:
+            psql(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        for replica in replicas:
+            assert replica.stop() == 0, replica.stderr()[-2000:]
+        for name in names:
+            psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
