@@ -210,6 +210,7 @@ def test_postgresql_outage_takes_the_replica_out_and_its_return_puts_it_back(pb,
     with pytest.raises(grpc.RpcError) as refused:
         seed(pb, channel, "bob", [tx("2", "2", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
     took = time.monotonic() - started
+    print(f"\na write while the database is away: {refused.value.code().name} after {took:.3f} s")
     assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value.details()
     assert took < 2, f"a write while the store is down fails fast, took {took:.2f} s"
     log = s.stderr()
