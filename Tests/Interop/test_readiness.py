@@ -15,6 +15,7 @@ import subprocess
 import time
 import urllib.parse
 import uuid
+from pathlib import Path
 
 import grpc
 import h2.config
@@ -277,3 +278,40 @@ def test_haproxy_takes_a_replica_whose_store_is_down_out_within_5_s(pb, server, 
             assert replica.stop() == 0, replica.stderr()[-2000:]
         for name in names:
             psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+POSTGRES_SCRIPT = Path(__file__).resolve().parents[2] / "Scripts" / "lib" / "postgres.sh"
+
+
+@needs_postgres
+def test_a_stopped_postgresql_server_takes_the_replica_out_and_its_restart_puts_it_back(pb, server, tmp_path):
+    """The whole server stopped (connections refused), on a private one this test owns."""
+    directory = tmp_path / "pg"
+
+    def postgres(command):
+        run = subprocess.run([str(POSTGRES_SCRIPT), command, str(directory)], capture_output=True, text=True,
+                             timeout=180)
+        assert run.returncode == 0, run.stderr[-2000:]
+        return run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+
+    url = postgres("start")
+    try:
+        s = server("--database", url)
+        channel = s.channel()
+        seed(pb, channel, "dora", [tx("1", "1", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+        postgres("stop")
+        wait_until("/readyz 503", lambda: get(s.address, "/readyz") == (503, "store_unavailable\n"), WITHIN)
+        assert health_status(pb, channel) == pb.health.HealthCheckResponse.NOT_SERVING
+        assert get(s.address, "/healthz") == (200, "ok")
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as refused:
+            seed(pb, channel, "erin", [tx("2", "2", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() - started < 2
+        assert postgres("start") == url, "restarted on its port"
+        wait_until("/readyz 200", lambda: get(s.address, "/readyz") == (200, "ok"), WITHIN)
+        wait_until("SERVING", lambda: health_status(pb, channel) == pb.health.HealthCheckResponse.SERVING, WITHIN)
+        seed(pb, channel, "erin", [tx("2", "2", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+        assert check(pb, channel, "dora", product="pro.monthly").active
+        assert s.stop() == 0, s.stderr()[-2000:]
+    finally:
+        subprocess.run([str(POSTGRES_SCRIPT), "stop", str(directory)], capture_output=True, timeout=120)
