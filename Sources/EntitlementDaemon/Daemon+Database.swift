@@ -1,5 +1,3 @@
-import EntitlementService
-import HTTPCore
 import ServiceRuntime
 import SQLiteStore
 import StorageCore
