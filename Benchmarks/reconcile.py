@@ -23,14 +23,15 @@ page_size = sys.argv[2] if len(sys.argv) > 2 else "20"
 bin_dir = Path(os.environ.get("BIN") or subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT,
                                                        capture_output=True, text=True, check=True).stdout.strip())
 work = Path(tempfile.mkdtemp(prefix="reconcile-bench-"))
-port = free_port()
+port, admin_port = free_port(), free_port()
 sim = Sim(bin_dir / "appstore-sim", work, "--api-page-size", page_size, "--drop-webhooks", "all",
           "--webhook-url", f"http://127.0.0.1:{port}/apple/notifications")
 daemon = subprocess.Popen(
     [str(bin_dir / "entitlementd"), "--listen", f"127.0.0.1:{port}", "--database", str(work / "e.sqlite"),
      "--bundle-id", BUNDLE_ID, "--apple-root-ca", str(sim.root_path), "--app-store-key", str(sim.key_path),
      "--app-store-key-id", KEY_ID, "--app-store-issuer-id", ISSUER_ID, "--app-store-api-url", sim.url,
-     "--app-store-api-sandbox-url", sim.url + "/sandbox", "--reconcile-interval", "0", "--log-level", "warning"],
+     "--app-store-api-sandbox-url", sim.url + "/sandbox", "--reconcile-interval", "0", "--log-level", "warning",
+     "--admin-listen", f"127.0.0.1:{admin_port}"],
     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 try:
     assert b"listening on" in daemon.stdout.readline()
@@ -41,7 +42,7 @@ try:
 
     def reconcile():
         started = time.monotonic()
-        result = subprocess.run([str(bin_dir / "entitlementctl"), "--server", f"127.0.0.1:{port}", "reconcile"],
+        result = subprocess.run([str(bin_dir / "entitlementctl"), "--admin", f"127.0.0.1:{admin_port}", "reconcile"],
                                 capture_output=True, text=True, timeout=600)
         assert result.returncode == 0, result.stdout + result.stderr
         return time.monotonic() - started, result.stdout.splitlines()[0]

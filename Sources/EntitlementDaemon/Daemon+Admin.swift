@@ -19,10 +19,13 @@ struct AdminOperations: Sendable {
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.
 ///
 /// Metrics reveal traffic and customer activity, and admin operations (reconcile, webhook
-/// replay) change state, so they belong on a port that is not exposed. Everything on it sits
-/// behind the same bearer tokens as RPCs, /metrics included: the admin port should be private,
-/// but a token costs a Prometheus scraper one line (`authorization: credentials_file`) and keeps
-/// the numbers private when the port is exposed by mistake or shared with other local users.
+/// replay) change state, so they belong on a port that is not exposed. Admin operations are
+/// served there only: without --admin-listen they are off, so a service port handed to
+/// backends or a proxy never carries an operator's controls, whoever holds an RPC token.
+/// Everything on it sits behind the same bearer tokens as RPCs, /metrics included: the admin
+/// port should be private, but a token costs a Prometheus scraper one line (`authorization:
+/// credentials_file`) and keeps the numbers private when the port is exposed by mistake or
+/// shared with other local users.
 extension Daemon {
     /// The admin port's routes: /metrics and every admin operation.
     func adminRoutes(_ operations: AdminOperations) -> HTTPRouter {
@@ -39,16 +42,17 @@ extension Daemon {
         addOwnersOperation(operations.accountTokens, to: &routes)
     }
 
-    /// The admin operations on the service port when there is no --admin-listen, behind the
-    /// same bearer tokens as RPCs (the admin listener gates everything on it already).
-    func addGatedAdminOperations(_ operations: AdminOperations, to http: inout HTTPRouter) {
-        var routes = HTTPRouter()
-        addAdminOperations(operations, to: &routes)
-        let gate = BearerTokenGate(authenticator: authenticator, protecting: routes)
+    /// On the service port, the admin operations' paths answer 404 saying where they are served,
+    /// so `entitlementctl` pointed at the wrong port tells its user how to turn them on.
+    static func addAdminOperationsElsewhere(to http: inout HTTPRouter) {
+        let message = #"{"error":"admin operations are served on entitlementd's admin port only: start it with "#
+            + #"--admin-listen HOST:PORT and call that port (entitlementctl --admin HOST:PORT)"}"#
         let paths = [("POST", "/admin/reconcile"), ("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"),
                      ("GET", "/admin/owners")]
         for (method, path) in paths {
-            http.add(method, path) { request, writer in gate.handle(request, writer: writer) }
+            http.add(method, path) { _, writer in
+                writer.respond(.text(404, message + "\n", contentType: "application/json"))
+            }
         }
     }
 
@@ -87,8 +91,9 @@ extension Daemon {
                 ])
         } else {
             logger.info(
-                "/metrics is served on the service port to anyone who can reach it (no --admin-listen); "
-                    + "set --admin-listen to move it to a private port")
+                "/metrics is served on the service port to anyone who can reach it, and admin operations "
+                    + "(reconcile, webhooks, owners) are off (no --admin-listen); set --admin-listen to a private "
+                    + "port for both")
         }
     }
 }

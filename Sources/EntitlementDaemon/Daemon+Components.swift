@@ -12,6 +12,8 @@ import Webhooks
 /// ``Daemon/run()`` starts ``lifecycle`` and reads the rest.
 struct Components {
     let store: any StoreBackend
+    /// Readiness: `/readyz` and the gRPC health service, one verdict.
+    let health: HealthService
     /// WatchEntitlementChanges' fan-out over the store's change log.
     let fanOut: ChangeFanOut
     /// Reconciliation with Apple's notification history; nil without the App Store Server API.
@@ -39,7 +41,9 @@ extension Daemon {
         let appleClient = CurlAppleClient(maxConnectionsPerHost: verifierConfiguration.maxConcurrency)
         let apiClient = serverAPIClient(transport: appleClient)
         let fanOut = changeFanOut(store)
-        let router = rpcRouter(store: store, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut)
+        let health = HealthService(storeReady: { store.readiness == .ready })
+        let router = rpcRouter(
+            store: store, health: health, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut)
         let ingestor = NotificationIngestor(
             configuration: .init(
                 sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
@@ -49,11 +53,10 @@ extension Daemon {
         let operations = AdminOperations(
             outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler)
         var http = HTTPRouter()
-        http.add("GET", "/healthz", Daemon.healthzHandler(store, health: health))
-        if adminConfiguration == nil {
-            http.add("GET", "/metrics", metricsHandler())
-            addGatedAdminOperations(operations, to: &http)
-        }
+        http.add("GET", "/healthz", Daemon.healthzHandler())
+        http.add("GET", "/readyz", Daemon.readyzHandler(health))
+        if adminConfiguration == nil { http.add("GET", "/metrics", metricsHandler()) }
+        Daemon.addAdminOperationsElsewhere(to: &http)
         NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
             serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
         }).register(into: &http)
@@ -83,7 +86,6 @@ extension Daemon {
             store: store, reconciler: reconciler, webhookDispatcher: webhookDispatcher,
             webhookDispatchers: webhookDispatchers)
         let lease = makeSingletonLease(store: store, feeding: singletonDuties)
-        let health = self.health
         var listeners: [any Component] = []
         if let admin { listeners.append(ListenerComponent(server: admin, gracePeriod: .seconds(1))) }
         // Last to start, first to stop: health says NOT_SERVING and streams end before it drains.
@@ -97,13 +99,14 @@ extension Daemon {
             SingletonComponent(duties: singletonDuties, lease: lease),
         ] + listeners)
         return Components(
-            store: store, fanOut: fanOut, reconciler: reconciler, webhookDispatcher: webhookDispatcher,
+            store: store, health: health, fanOut: fanOut, reconciler: reconciler, webhookDispatcher: webhookDispatcher,
             singletonDuties: singletonDuties, lease: lease, server: server, admin: admin, lifecycle: lifecycle)
     }
 
     /// The RPC services: health, entitlement.v1 over the store, and any ``ExtraService``.
     private func rpcRouter(
-        store: any StoreBackend, appleClient: CurlAppleClient, apiClient: AppStoreServerClient?, fanOut: ChangeFanOut
+        store: any StoreBackend, health: HealthService, appleClient: CurlAppleClient, apiClient: AppStoreServerClient?,
+        fanOut: ChangeFanOut
     ) -> RPCRouter {
         var router = RPCRouter()
         health.register(into: &router)

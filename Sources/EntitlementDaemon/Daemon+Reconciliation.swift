@@ -19,14 +19,10 @@ extension Daemon {
             observe: { metrics.record($0) })
     }
 
-    /// Says at startup why no periodic job runs: no App Store Server API to reconcile with, or
-    /// --reconcile-interval 0.
+    /// Says at startup that no periodic job runs with --reconcile-interval 0 (without the App
+    /// Store Server API, ``logMissingCapabilities()`` has said so already).
     func logReconciliationOff(hasReconciler: Bool) {
-        if !hasReconciler {
-            if reconcileInterval != nil {
-                logger.info("reconciliation is off: it needs the App Store Server API (--app-store-key)")
-            }
-        } else if reconcileInterval == nil {
+        if hasReconciler && reconcileInterval == nil {
             logger.info("periodic reconciliation is off (--reconcile-interval 0); entitlementctl reconcile still runs")
         }
     }

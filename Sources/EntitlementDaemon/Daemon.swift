@@ -15,14 +15,13 @@ import Webhooks
 
 /// Wires the components together and owns the process lifecycle.
 ///
-/// Holds only what the flags decided and what the whole process shares (logger, metrics,
-/// health); everything built over the open store is ``Components``, made once in ``run()``.
+/// Holds only what the flags decided and what the whole process shares (logger, metrics);
+/// everything built over the open store (health included) is ``Components``, made once in ``run()``.
 final class Daemon {
     let flags: ParsedFlags
     let logger: Logger
     let metrics = MetricsRegistry()
     let serviceMetrics: ServiceMetrics
-    let health = HealthService()
     let authenticator: BearerTokenAuthenticator?
     let serverConfiguration: ServerConfiguration
     /// --max-message-size: the largest gRPC request message.
@@ -155,6 +154,8 @@ final class Daemon {
     /// admin port, then the singleton duties and lease, then the store, whose close commits what
     /// the drained requests wrote and checkpoints the WAL.
     func run() async -> Int32 {
+        logUnknownEnvironmentVariables(ProcessInfo.processInfo.environment)
+        logMissingCapabilities()
         raiseOpenFilesLimit()
         let serviceMetrics = self.serviceMetrics
         var configuration = EntitlementStore.Configuration(

@@ -6,6 +6,17 @@ import ServiceRuntime
 
 /// Every flag entitlementd takes. Each is also read from ENTITLEMENTD_<FLAG_IN_UPPER_SNAKE>.
 enum DaemonFlags {
+    /// What `entitlementd --version` prints; raised with each release.
+    static let version = "0.1.0"
+
+    /// `ENTITLEMENTD_*` variables that are not flags and draw no startup warning: the test
+    /// suite's and scripts' own (Tests/Interop, Scripts/test, Scripts/run, Scripts/demo) and the
+    /// one only the test executable reads. Any other unknown `ENTITLEMENTD_*` is taken for a typo.
+    static let otherEnvironmentVariables: Set<String> = [
+        "ENTITLEMENTD_BIN", "ENTITLEMENTD_PRODUCTION_BIN", "ENTITLEMENTD_TEST_POSTGRES_URL", "ENTITLEMENTD_CLUSTER",
+        "ENTITLEMENTD_TEST_SEED", "ENTITLEMENTD_SERVER", "ENTITLEMENTD_APPLE", "ENTITLEMENTD_TESTING_WEBHOOK_RETRY",
+    ]
+
     static let parser = FlagParser(
         program: "entitlementd",
         summary: "App Store entitlement service: gRPC (h2c) and HTTP/1.1 on one plain-TCP port.",
@@ -77,7 +88,8 @@ enum DaemonFlags {
                      help: "PING connections with open streams after this long without traffic (keep it under "
                          + "proxies' read timeouts: nginx's grpc_read_timeout is 60s)"),
         ] + databaseSpecs + serverAPISpecs + reconciliationSpecs + webhookSpecs,
-        refusesEmptyValues: true)
+        refusesEmptyValues: true, version: version,
+        commands: [("migrate-store", "copy a SQLite store into an empty PostgreSQL database (see its --help)")])
 
     /// The largest request message (--max-message-size), gRPC's limit.
     static func maxMessageSize(_ flags: ParsedFlags) throws(FlagError) -> Int {

@@ -22,16 +22,20 @@ public enum DaemonMain {
             exit(MigrateStoreCommand.run(Array(CommandLine.arguments.dropFirst(2))))
         }
         SignalWatcher.blockHandledSignals()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let environment = ProcessInfo.processInfo.environment
         let flags: ParsedFlags
         do {
-            flags = try DaemonFlags.parser.parse(Array(CommandLine.arguments.dropFirst()),
-                                                 environment: ProcessInfo.processInfo.environment)
+            flags = try DaemonFlags.parser.parse(arguments, environment: environment)
         } catch {
-            FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
-            exit(2)
+            fail(2, "\(error)", arguments, environment)
         }
         if flags.helpRequested {
             print(DaemonFlags.parser.usage)
+            exit(0)
+        }
+        if flags.versionRequested {
+            print("entitlementd \(DaemonFlags.version)")
             exit(0)
         }
         do {
@@ -40,11 +44,30 @@ public enum DaemonMain {
             Task { exit(await daemon.run()) }
             signals.run()
         } catch let error as FlagError {
-            FileHandle.standardError.write(Data("entitlementd: \(error)\n".utf8))
-            exit(2)
+            fail(2, "\(error)", arguments, environment)
         } catch {
-            FileHandle.standardError.write(Data("entitlementd: cannot start: \(error)\n".utf8))
-            exit(1)
+            fail(1, "cannot start: \(error)", arguments, environment)
         }
+    }
+
+    /// Says why startup failed and exits: one JSON line like every other with `--log-format json`
+    /// (found leniently, as the flags themselves may be what failed), else plain text for the
+    /// person at the terminal.
+    private static func fail(_ code: Int32, _ message: String, _ arguments: [String],
+                             _ environment: [String: String]) -> Never {
+        var format = environment["ENTITLEMENTD_LOG_FORMAT"]
+        for (index, argument) in arguments.enumerated() {
+            if argument.hasPrefix("--log-format=") {
+                format = String(argument.dropFirst("--log-format=".count))
+            } else if argument == "--log-format", index + 1 < arguments.count {
+                format = arguments[index + 1]
+            }
+        }
+        if format == Logger.Format.json.rawValue {
+            Logger(format: .json).error("entitlementd: \(message)")
+        } else {
+            FileHandle.standardError.write(Data("entitlementd: \(message)\n".utf8))
+        }
+        exit(code)
     }
 }

@@ -39,6 +39,8 @@ public struct ParsedFlags: Sendable {
     /// The value of each flag given (a repeatable flag's last one).
     public let values: [String: String]
     public let helpRequested: Bool
+    /// `--version` was given (``FlagParser/version`` set).
+    public var versionRequested = false
     /// Every value of each repeatable flag given, in order.
     public var lists: [String: [String]] = [:]
 
@@ -93,34 +95,53 @@ public struct FlagParser: Sendable {
     public let summary: String
     public let environmentPrefix: String
     public let specs: [FlagSpec]
-    /// Refuse `--name=` and a set-but-empty `PREFIX_NAME=` rather than take "" literally.
+    /// Refuse `--name=`, a set-but-empty `PREFIX_NAME=`, and values of whitespace only, rather
+    /// than take them literally.
     ///
     /// An env file line left empty (`ENTITLEMENTD_APPLE_SHARED_SECRET=`) is almost always a value
     /// the operator forgot to fill in, and "" taken literally fails open where it hurts most:
-    /// an empty shared secret matches a notification that sends no password at all. Refusing
-    /// at startup (exit 2, naming the variable) makes the mistake impossible to miss; leaving
-    /// a flag unset is written by commenting the line out.
+    /// an empty shared secret matches a notification that sends no password at all. A value of
+    /// spaces is the same mistake with a stray keystroke (and a secret nobody could guess is
+    /// not what "   " is). Refusing at startup (exit 2, naming the variable) makes the mistake
+    /// impossible to miss; leaving a flag unset is written by commenting the line out.
     public let refusesEmptyValues: Bool
+    /// What `--version` prints; nil leaves `--version` an unknown flag.
+    public let version: String?
+    /// Subcommands the program also takes (name and one line), listed by ``usage``.
+    public let commands: [(name: String, help: String)]
 
     public init(program: String, summary: String, environmentPrefix: String, specs: [FlagSpec],
-                refusesEmptyValues: Bool = false) {
+                refusesEmptyValues: Bool = false, version: String? = nil,
+                commands: [(name: String, help: String)] = []) {
         self.program = program
         self.summary = summary
         self.environmentPrefix = environmentPrefix
         self.specs = specs
         self.refusesEmptyValues = refusesEmptyValues
+        self.version = version
+        self.commands = commands
+    }
+
+    /// Whether `value` is one ``refusesEmptyValues`` refuses.
+    func refuses(_ value: String) -> Bool {
+        refusesEmptyValues && value.allSatisfy(\.isWhitespace)
     }
 
     public func parse(_ arguments: [String], environment: [String: String]) throws(FlagError) -> ParsedFlags {
         var values: [String: String] = [:]
         var lists: [String: [String]] = [:]
         var help = false
+        var versionRequested = false
         var i = 0
         while i < arguments.count {
             let argument = arguments[i]
             i += 1
             if argument == "--help" || argument == "-h" {
                 help = true
+                continue
+            }
+            if argument == "--version" && version != nil {
+                versionRequested = true
                 continue
             }
             guard argument.hasPrefix("--") else {
@@ -136,8 +157,8 @@ public struct FlagParser: Sendable {
                 throw FlagError("unknown flag --\(name) (see --help)")
             }
             if let inlineValue {
-                if refusesEmptyValues && inlineValue.isEmpty {
-                    throw FlagError("--\(name)= is empty: give it a value, or leave the flag out")
+                if refuses(inlineValue) {
+                    throw FlagError("--\(name)= is empty (or only whitespace): give it a value, or leave the flag out")
                 }
                 values[name] = inlineValue
             } else if spec.isSwitch {
@@ -146,8 +167,9 @@ public struct FlagParser: Sendable {
                 guard i < arguments.count else {
                     throw FlagError("--\(name) needs a value: --\(name) \(spec.valueName)")
                 }
-                if refusesEmptyValues && arguments[i].isEmpty {
-                    throw FlagError("--\(name) is given an empty value: give it a value, or leave the flag out")
+                if refuses(arguments[i]) {
+                    throw FlagError("--\(name) is given an empty value (or only whitespace): give it a value, "
+                                    + "or leave the flag out")
                 }
                 values[name] = arguments[i]
                 i += 1
@@ -157,9 +179,9 @@ public struct FlagParser: Sendable {
         for spec in specs where values[spec.name] == nil {
             let variable = spec.environmentName(prefix: environmentPrefix)
             if let fromEnvironment = environment[variable] {
-                if refusesEmptyValues && fromEnvironment.isEmpty {
-                    throw FlagError("\(variable) is set but empty: give it a value, or comment the line out "
-                                    + "to leave --\(spec.name) unset")
+                if refuses(fromEnvironment) {
+                    throw FlagError("\(variable) is set but empty (or only whitespace): give it a value, or comment "
+                                    + "the line out to leave --\(spec.name) unset")
                 }
                 values[spec.name] = fromEnvironment
                 if spec.isRepeatable {
@@ -169,15 +191,26 @@ public struct FlagParser: Sendable {
                 values[spec.name] = defaultValue
             }
         }
-        return ParsedFlags(values: values, helpRequested: help, lists: lists)
+        var parsed = ParsedFlags(values: values, helpRequested: help, lists: lists)
+        parsed.versionRequested = versionRequested
+        return parsed
     }
 
     public var usage: String {
         let example = specs.first.map { $0.environmentName(prefix: environmentPrefix) } ?? ""
-        var lines = [
-            "usage: \(program) [flags]", "", summary, "",
-            "flags (each also read from \(environmentPrefix)_<FLAG>, e.g. \(example)):",
-        ]
+        var lines = ["usage: \(program) [flags]"]
+        for command in commands { lines.append("       \(program) \(command.name) [flags]") }
+        lines += ["", summary, ""]
+        if !commands.isEmpty {
+            lines.append("commands (each with its own --help):")
+            for command in commands {
+                let left = "  " + command.name
+                lines.append(left.padding(toLength: max(left.count + 2, 34), withPad: " ", startingAt: 0)
+                             + command.help)
+            }
+            lines.append("")
+        }
+        lines.append("flags (each also read from \(environmentPrefix)_<FLAG>, e.g. \(example)):")
         for spec in specs {
             let left = spec.isSwitch ? "  --\(spec.name)" : "  --\(spec.name) \(spec.valueName)"
             var text = left.padding(toLength: max(left.count + 2, 34), withPad: " ", startingAt: 0) + spec.help
@@ -186,6 +219,7 @@ public struct FlagParser: Sendable {
             lines.append(text)
         }
         lines.append("  --help                          this text")
+        if version != nil { lines.append("  --version                       print the version and exit") }
         return lines.joined(separator: "\n")
     }
 }

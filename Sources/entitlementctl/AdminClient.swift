@@ -3,7 +3,11 @@ import HTTPClient
 import RPCClient
 import ServiceRuntime
 
-/// Calls entitlementd's admin endpoints (HTTP, JSON) on --admin, or on --server without it.
+/// Calls entitlementd's admin endpoints (HTTP, JSON) on --admin.
+///
+/// There is no default: entitlementd serves admin operations on its --admin-listen port only,
+/// never on the service port --server names, so a missing --admin is answered with how to
+/// turn them on rather than a 404 from the wrong port.
 ///
 /// Through the service's one HTTP client (libcurl), waited for on the calling thread: the
 /// commands are synchronous, one call or two per run.
@@ -14,7 +18,11 @@ struct AdminClient {
     private let http = HTTPClient(maxConnectionsPerHost: 1)
 
     init(arguments: CLIArguments, timeout: Duration) throws(FlagError) {
-        let address = arguments.global.string("admin") ?? arguments.global.string("server") ?? ""
+        guard let address = arguments.global.string("admin") else {
+            throw FlagError("admin operations need --admin HOST:PORT (or ENTITLEMENTCTL_ADMIN): the address of "
+                            + "entitlementd's --admin-listen, where they are served; start entitlementd with "
+                            + "--admin-listen 127.0.0.1:9090 to turn them on")
+        }
         guard ServerAddress(parsing: address) != nil, let base = URL(string: "http://\(address)") else {
             throw FlagError("--admin must be HOST:PORT (e.g. 127.0.0.1:9090), got '\(address)'")
         }

@@ -24,7 +24,8 @@ struct CLIArguments {
             "timeout", value: "DURATION", default: "30s",
             help: "give up on each call after this long (500ms, 30s, 5m)"),
         FlagSpec("admin", value: "HOST:PORT",
-                 help: "where admin operations are served (entitlementd --admin-listen; default: --server)"),
+                 help: "entitlementd's --admin-listen address, where admin operations (reconcile, webhooks, "
+                     + "owners) are served; they need it"),
     ]
 
     static func flags(for command: Command) -> [FlagSpec] {

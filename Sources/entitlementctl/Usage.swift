@@ -47,7 +47,7 @@ enum Usage {
             lines += ["status: per endpoint, pending deliveries, the oldest one's age, delivered, failed",
                       "attempts, dead letters and the last error. replay --from CURSOR: enqueue every change",
                       "after CURSOR again for every endpoint; receivers see duplicates with the same",
-                      "Webhook-Id and drop them. Both call the admin port (--admin, default --server)."]
+                      "Webhook-Id and drop them. Both call the admin port (--admin, entitlementd's --admin-listen)."]
         }
         if command == .submit {
             lines += ["RECEIPT_FILE holds base64 receipt data ('-' reads stdin); a JWS (three base64url",

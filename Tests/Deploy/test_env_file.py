@@ -12,7 +12,7 @@ def flags_from_help(help_text):
     flags = {}
     for line in help_text.splitlines():
         m = re.match(r"^\s+--([a-z0-9-]+)(?: [A-Z_:]+)?\s+(.*)$", line)
-        if m and m.group(1) != "help":
+        if m and m.group(1) not in ("help", "version"):
             default = re.search(r"\(default ([^():]+)\)$", m.group(2))
             flags["ENTITLEMENTD_" + m.group(1).upper().replace("-", "_")] = default.group(1) if default else None
     assert len(flags) > 10, f"--help parsed to too few flags: {flags}"
@@ -25,6 +25,14 @@ def test_every_variable_is_a_flag_of_entitlementd(help_text):
     assert assignments, "no ENTITLEMENTD_* lines found"
     unknown = sorted({name for name, _, _ in assignments} - set(flags))
     assert not unknown, f"not flags of entitlementd (see entitlementd --help): {unknown}"
+
+
+def test_every_flag_of_entitlementd_is_in_the_env_file(help_text):
+    """The env file is where an operator looks for a setting: every flag --help prints has its
+    line there (commented out when it keeps its default)."""
+    named = {name for name, _, _ in env_file_assignments((DEPLOY / "entitlementd.env").read_text())}
+    missing = sorted(set(flags_from_help(help_text)) - named)
+    assert not missing, f"flags of entitlementd --help with no line in Deploy/entitlementd.env: {missing}"
 
 
 def test_no_line_is_set_empty():

@@ -1,6 +1,6 @@
 """Deploy/haproxy.cfg, run by a real haproxy in front of two production entitlementd replicas:
 `haproxy -c` accepts the shipped file; grpcio over h2c and HTTP/1.1 clients share its one
-port; calls are spread over both replicas; a replica whose /healthz stops answering is taken
+port; calls are spread over both replicas; a replica whose /readyz stops answering is taken
 out (and new calls still succeed) and comes back when it answers again.
 
 The replicas each have their own SQLite file here (the checks are about haproxy, not about
@@ -238,7 +238,7 @@ def test_kill_9_of_a_replica_fails_no_later_call(pb, entitlementd, haproxy, tmp_
 
 
 def test_a_replica_whose_healthz_stops_answering_is_taken_out(pb, replicas, proxy):
-    """SIGSTOP freezes replica1: its /healthz times out (timeout check 2s, fall 2), haproxy
+    """SIGSTOP freezes replica1: its /readyz times out (timeout check 1s, fall 2), haproxy
     marks it DOWN, and new calls all go to replica2. SIGCONT: it comes back UP (rise 2)."""
     frozen, _ = replicas[0]
     frozen.send_signal(signal.SIGSTOP)

@@ -95,11 +95,11 @@ def metrics_text(server) -> str:
     """The server's /metrics text; for a cluster, every live replica's summed (module doc)."""
     if isinstance(server, ClusterServer):
         return summed_metrics([get_metrics(metrics_address(r)) for r in server.replicas if r.proc.poll() is None])
-    return get_metrics(server.address)
+    return get_metrics(metrics_address(server))
 
 
 def metrics_address(replica) -> str:
-    """Where a replica serves /metrics: its admin listener when it has one, else its port."""
+    """Where a server or replica serves /metrics: its admin listener when it has one, else its port."""
     prefix = "entitlementd admin listening on "
     for line in replica.stdout_path.read_text(errors="replace").splitlines():
         if line.startswith(prefix):

@@ -22,6 +22,7 @@ import cluster
 REPO = Path(__file__).resolve().parents[2]
 PROTOS = REPO / "Protos"
 LISTEN_PREFIX = "entitlementd listening on "
+ADMIN_PREFIX = "entitlementd admin listening on "
 START_TIMEOUT = 20.0
 STOP_TIMEOUT = 15.0
 
@@ -199,6 +200,14 @@ def server(binary, tmp_path, request):
 def default_server(server) -> Server:
     """A server with default flags (plus the testing service)."""
     return server()
+
+
+def admin_address(server) -> str:
+    """The admin listener's HOST:PORT (a server started with --admin-listen) from the second
+    startup line, written with the first; in the cluster stage, replica 0's."""
+    lines = server.stdout_path.read_text().splitlines()
+    assert len(lines) >= 2 and lines[1].startswith(ADMIN_PREFIX), lines
+    return lines[1][len(ADMIN_PREFIX):].strip()
 
 
 def health_check(pb, channel, service: str = "", timeout: float = 5.0):

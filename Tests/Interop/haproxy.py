@@ -2,7 +2,7 @@
 
 One frontend on one port takes both protocols, as entitlementd's own port does: haproxy
 recognises the HTTP/2 preface on a clear-text connection (h2c, gRPC) and speaks HTTP/1.1
-otherwise (Apple's webhook, /healthz, /metrics, /admin/*). HTTP/2 requests go to the backends
+otherwise (Apple's webhook, /healthz, /readyz, /metrics, /admin/*). HTTP/2 requests go to the backends
 over HTTP/2 (`proto h2`), HTTP/1.1 requests over HTTP/1.1, each backend to every replica.
 
 A test's connections all go to one replica (`balance first`: replica 0 while it is up, the
@@ -15,9 +15,10 @@ connections over all replicas).
 /metrics and /admin/* go to replica 0 alone, the replica the fixture's stderr and signals belong
 to (an on-demand reconciliation then shows in the metrics of the replica that ran it).
 
-Health checks ask each replica's /healthz over HTTP/1.1 every 500 ms, also for the HTTP/2
-backend (`check-proto h1`): there, haproxy 2.6's default HTTP/2 check marked every replica DOWN
-("Socket error") while its HTTP/2 requests to the same replicas succeeded. A replica is also marked
+Health checks ask each replica's /readyz over HTTP/1.1 every 500 ms, also for the HTTP/2
+backend (`check-proto h1`): there, haproxy 2.6's HTTP/2 check sends neither :authority nor host,
+libnghttp2 resets such a stream, and haproxy marked every replica DOWN ("Socket error") while
+its HTTP/2 requests to the same replicas succeeded. A replica is also marked
 down at its first refused connection (`observe layer4`, `on-error mark-down`): one that is
 draining after SIGTERM refuses new connections at once, and the balancer would otherwise send its
 clients' retries back to it until two checks failed (their requests got haproxy's 503). A
@@ -64,7 +65,7 @@ defaults
     retries 3
     retry-on conn-failure
     option redispatch 1
-    option httpchk GET /healthz
+    option httpchk GET /readyz
     http-check expect status 200
 
 frontend entitlementd

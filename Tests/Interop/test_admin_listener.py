@@ -1,6 +1,7 @@
-"""--admin-listen: /metrics (and the admin operations to come) on a separate, private port,
-behind the bearer tokens when a tokens file is configured; the service port's /metrics then
-answers 404. Without it /metrics stays on the service port, and the startup log says so."""
+"""--admin-listen: /metrics and the admin operations on a separate, private port, behind the
+bearer tokens when a tokens file is configured; the service port's /metrics then answers 404.
+Without it /metrics stays on the service port and the admin operations are off (the startup log
+and entitlementctl say so)."""
 import os
 import socket
 import subprocess
@@ -11,17 +12,9 @@ import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import health_check
+from conftest import ADMIN_PREFIX, admin_address, health_check
 
 TOKEN = "admin-listener-token-9f3e"
-ADMIN_PREFIX = "entitlementd admin listening on "
-
-
-def admin_address(server) -> str:
-    """The admin listener's HOST:PORT from the second startup line (written with the first)."""
-    lines = server.stdout_path.read_text().splitlines()
-    assert len(lines) >= 2 and lines[1].startswith(ADMIN_PREFIX), lines
-    return lines[1][len(ADMIN_PREFIX):].strip()
 
 
 def get(address, path, token=None):
@@ -70,6 +63,25 @@ def test_without_admin_listener_metrics_stay_on_the_service_port_and_the_log_say
     lines = default_server.stdout_path.read_text().splitlines()
     assert not any(line.startswith(ADMIN_PREFIX) for line in lines)
     assert "no --admin-listen" in default_server.stderr()
+
+
+def test_admin_operations_are_served_on_the_admin_port_only(server, binary, tmp_path):
+    """Without --admin-listen they are off, and entitlementctl says how to turn them on; with it,
+    the service port still answers 404 (saying where they are) and the admin port serves them."""
+    ctl = binary.parent / "entitlementctl"
+    plain = server()
+    status, _, body = get(plain.address, "/admin/webhooks")
+    assert status == 404 and "--admin-listen" in body, body
+    out = subprocess.run([str(ctl), "--server", plain.address, "webhooks", "status"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2 and "--admin HOST:PORT" in out.stderr and "--admin-listen" in out.stderr, out.stderr
+    out = subprocess.run([str(ctl), "--admin", plain.address, "webhooks", "status"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "--admin-listen" in out.stderr, out.stderr
+
+    s = server("--admin-listen", "127.0.0.1:0", "--auth-tokens-file", tokens(tmp_path))
+    assert get(s.address, "/admin/webhooks", TOKEN)[0] == 404, "a token does not open them on the service port"
+    assert get(admin_address(s), "/admin/webhooks", TOKEN)[0] == 200
 
 
 def test_admin_port_requires_the_bearer_token_when_tokens_are_configured(pb, server, tmp_path):

@@ -33,7 +33,7 @@ def wired(binary, tmp_path):
     for b in (sim_bin, ctl_bin):
         if not b.exists():
             pytest.fail(f"{b} not built (swift build builds every product)")
-    ent_port, sim_port = free_port(), free_port()
+    ent_port, sim_port, admin_port = free_port(), free_port(), free_port()
     root = tmp_path / "sim-root.pem"
     sim_log, ent_log = tmp_path / "sim.log", tmp_path / "ent.log"
     sim = subprocess.Popen([str(sim_bin), "serve", "--listen", f"127.0.0.1:{sim_port}", "--shared-secret", "demo",
@@ -52,13 +52,16 @@ def wired(binary, tmp_path):
                                 "--app-store-key", str(tmp_path / "sim.p8"), "--app-store-key-id", "SIMKEY0001",
                                 "--app-store-issuer-id", "5a1e5a1e-0000-4000-8000-000000000001",
                                 "--app-store-api-url", f"http://127.0.0.1:{sim_port}",
-                                "--app-store-api-sandbox-url", f"http://127.0.0.1:{sim_port}/sandbox"],
+                                "--app-store-api-sandbox-url", f"http://127.0.0.1:{sim_port}/sandbox",
+                                # Admin operations (the demo's reconcile), as Scripts/run serves them.
+                                "--admin-listen", f"127.0.0.1:{admin_port}"],
                                env=dict(os.environ, ENTITLEMENTD_APPLE_SHARED_SECRET="demo"),
                                stdout=open(ent_log, "wb"), stderr=subprocess.STDOUT)
         procs.append(ent)
         wait_for_line(ent_log, "listening on", ent)
         env = dict(os.environ, ENTITLEMENTCTL=str(ctl_bin), APPSTORE_SIM=str(sim_bin),
-                   ENTITLEMENTD_SERVER=f"127.0.0.1:{ent_port}", APPSTORE_SIM_URL=f"http://127.0.0.1:{sim_port}")
+                   ENTITLEMENTD_SERVER=f"127.0.0.1:{ent_port}", APPSTORE_SIM_URL=f"http://127.0.0.1:{sim_port}",
+                   ENTITLEMENTCTL_ADMIN=f"127.0.0.1:{admin_port}")
         yield env, ent_log
     finally:
         for p in reversed(procs):

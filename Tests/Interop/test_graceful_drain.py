@@ -3,7 +3,7 @@
 First a shutdown notice (GOAWAY with last stream id 2^31-1) and a PING after it; streams the
 client opens before it answers that PING are still served (a proxy may have put them on the
 wire before it read the notice); then the final GOAWAY names the last of them, in-flight
-streams finish and the connection closes. /healthz answers 503 during the drain.
+streams finish and the connection closes. /readyz answers 503 `draining` during the drain.
 """
 import signal
 import time
@@ -63,7 +63,7 @@ def test_notice_then_a_stream_sent_before_the_ping_ack_is_served_then_final_goaw
         # A request that crossed the notice on the wire: opened now, before the ACK.
         time.sleep(0.3)
         assert not peer.closed, "the connection waits for the PING's answer"
-        peer.headers(3, request("/healthz"))
+        peer.headers(3, request("/readyz"))
         ack = PingFrame(0)
         ack.flags.add("ACK")
         ack.opaque_data = pings(notice_frames)[0].opaque_data
@@ -73,8 +73,8 @@ def test_notice_then_a_stream_sent_before_the_ping_ack_is_served_then_final_goaw
         assert peer.closed, "the connection closes once the late stream is answered"
         assert [g.last_stream_id for g in goaways(after)] == [3], "one final GOAWAY naming the late stream"
         fields, body = answers(after, decoder)[3]
-        assert fields[":status"] == "503" and body == b"unavailable: shutting down\n", \
-            "the late stream is served; /healthz says the replica is leaving"
+        assert fields[":status"] == "503" and body == b"draining\n", \
+            "the late stream is served; /readyz says the replica is leaving"
         assert s.proc.wait(timeout=WAIT) == 0
     finally:
         peer.close()

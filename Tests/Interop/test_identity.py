@@ -15,6 +15,7 @@ import pytest
 import apple_pki
 from apple_pki import DAY_MS, PKI, Signer, notification, renewal, transaction
 from cluster import metrics_text
+from conftest import admin_address
 from fake_server_api import FakeServerAPI
 from fast_signer import FastSigner
 
@@ -157,7 +158,7 @@ def test_a_transaction_id_alone_cannot_take_a_paying_customers_purchase(pb, serv
 
 
 def test_owners_lists_the_accounts_a_purchase_passed_through(pb, server, pki, signer, binary):
-    s = server("--apple-root-ca", pki.root_pem_path, "--transfer-policy", "transfer")
+    s = server("--apple-root-ca", pki.root_pem_path, "--transfer-policy", "transfer", "--admin-listen", "127.0.0.1:0")
     now = apple_pki.now_ms()
     tx = transaction(7_400_000, purchase=now - DAY_MS, expires=now + 29 * DAY_MS, signed=now - 1000)
     for user in ["first", "second", "third"]:
@@ -167,7 +168,7 @@ def test_owners_lists_the_accounts_a_purchase_passed_through(pb, server, pki, si
     ctl = binary.parent / "entitlementctl"
     if not ctl.exists():
         pytest.skip(f"no entitlementctl beside {binary}")
-    out = subprocess.run([str(ctl), "--server", s.address, "--json", "owners", "7400000"],
+    out = subprocess.run([str(ctl), "--server", s.address, "--admin", admin_address(s), "--json", "owners", "7400000"],
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     owners = json.loads(out.stdout)["owners"]

@@ -12,6 +12,7 @@ import pytest
 
 from appstore_sim import BUNDLE_ID, ISSUER_ID, KEY_ID, Sim, free_port
 from cluster import metrics_text
+from conftest import admin_address
 
 HOUR_MS = 3_600_000
 ACTIVE, REVOKED = 1, 5
@@ -40,7 +41,8 @@ class Stack:
             "--listen", f"127.0.0.1:{self.port}", "--database", self.database, "--bundle-id", BUNDLE_ID,
             "--apple-root-ca", s.root_path, "--app-store-key", s.key_path, "--app-store-key-id", KEY_ID,
             "--app-store-issuer-id", ISSUER_ID, "--app-store-api-url", s.url,
-            "--app-store-api-sandbox-url", s.url + "/sandbox", *self.daemon_flags, *extra)
+            "--app-store-api-sandbox-url", s.url + "/sandbox", "--admin-listen", "127.0.0.1:0",
+            *self.daemon_flags, *extra)
         return self.daemon
 
     def restart(self, *extra):
@@ -48,13 +50,14 @@ class Stack:
         return self.start(*extra)
 
     def ctl(self, *args):
-        return subprocess.run([str(self.ctl_bin), "--server", self.daemon.address, *args], capture_output=True,
-                              text=True, timeout=120)
+        return subprocess.run([str(self.ctl_bin), "--server", self.daemon.address, "--admin",
+                               admin_address(self.daemon), *args], capture_output=True, text=True, timeout=120)
 
     def reconcile(self, since_ms=None):
         """POST /admin/reconcile: (HTTP status, report)."""
         body = json.dumps({} if since_ms is None else {"since_ms": since_ms}).encode()
-        request = urllib.request.Request(f"http://{self.daemon.address}/admin/reconcile", data=body, method="POST",
+        request = urllib.request.Request(f"http://{admin_address(self.daemon)}/admin/reconcile", data=body,
+                                         method="POST",
                                          headers={"content-type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=120) as response:

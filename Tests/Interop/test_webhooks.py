@@ -11,6 +11,7 @@ import urllib.request
 import pytest
 from google.protobuf import json_format
 
+from conftest import admin_address
 from webhook_receiver import Receiver, assert_in_order_per_user, verify
 
 DAY = 86_400_000
@@ -25,7 +26,7 @@ def fast_retries(monkeypatch):
 
 
 def hooked(server, receiver, *flags):
-    return server("--webhook-url", receiver.url, "--webhook-secret", SECRET, *flags)
+    return server("--webhook-url", receiver.url, "--webhook-secret", SECRET, "--admin-listen", "127.0.0.1:0", *flags)
 
 
 def seed(pb, srv, user, tid, now, refunded_at=None):
@@ -168,8 +169,8 @@ def test_a_redirect_is_a_failed_attempt_never_followed(pb, server, binary):
 
 def ctl(binary, srv, *args):
     ctl_path = binary.parent / "entitlementctl"
-    return subprocess.run([str(ctl_path), "--server", srv.address, *args], capture_output=True, text=True,
-                          timeout=30)
+    return subprocess.run([str(ctl_path), "--server", srv.address, "--admin", admin_address(srv), *args],
+                          capture_output=True, text=True, timeout=30)
 
 
 def test_dead_letter_status_and_replay_through_entitlementctl(pb, server, binary):
@@ -195,7 +196,7 @@ def test_dead_letter_status_and_replay_through_entitlementctl(pb, server, binary
     table = ctl(binary, srv, "webhooks", "status")
     assert table.returncode == 0 and "DEAD" in table.stdout, table
 
-    metrics = urllib.request.urlopen(f"http://{srv.address}/metrics", timeout=10).read().decode()
+    metrics = urllib.request.urlopen(f"http://{admin_address(srv)}/metrics", timeout=10).read().decode()
     assert 'entitlementd_webhook_deliveries_total{outcome="dead_lettered"} 1' in metrics
     assert 'entitlementd_webhook_deliveries_total{outcome="delivered"} 1' in metrics
     assert "entitlementd_webhook_dead_letters 1" in metrics

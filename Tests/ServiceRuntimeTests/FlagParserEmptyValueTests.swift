@@ -49,3 +49,43 @@ final class FlagParserEmptyValueTests: XCTestCase {
         XCTAssertEqual(parsed.string("apple-shared-secret"), "")
     }
 }
+
+/// Values of whitespace only are refused like empty ones; `--version` and subcommands show.
+final class FlagParserWhitespaceAndVersionTests: XCTestCase {
+    let parser = FlagParser(
+        program: "p", summary: "", environmentPrefix: "P",
+        specs: [FlagSpec("apple-shared-secret", value: "SECRET", help: "secret")],
+        refusesEmptyValues: true, version: "1.2.3", commands: [("migrate-store", "copy a store")])
+
+    func testWhitespaceOnlyValuesAreRefused() {
+        for (arguments, environment) in [(["--apple-shared-secret", "   "], [:]), (["--apple-shared-secret=\t"], [:]),
+                                         ([], ["P_APPLE_SHARED_SECRET": "  "])] as [([String], [String: String])] {
+            XCTAssertThrowsError(try parser.parse(arguments, environment: environment)) { error in
+                XCTAssertTrue("\(error)".contains("only whitespace"), "\(error)")
+            }
+        }
+        XCTAssertEqual(try parser.parse(["--apple-shared-secret", " s "], environment: [:])
+                       .string("apple-shared-secret"), " s ")
+    }
+
+    func testVersionAndCommandsShow() throws {
+        XCTAssertTrue(try parser.parse(["--version"], environment: [:]).versionRequested)
+        XCTAssertTrue(parser.usage.contains("migrate-store"))
+        XCTAssertTrue(parser.usage.contains("--version"))
+    }
+}
+
+/// A `PREFIX_*` variable naming no flag is reported with the flag variable nearest to it.
+final class FlagParserUnknownVariableTests: XCTestCase {
+    func testTyposAreNamedWithTheNearestFlagAndOthersAreLeftAlone() {
+        let parser = FlagParser(program: "p", summary: "", environmentPrefix: "P", specs: [
+            FlagSpec("apple-shared-secret", value: "SECRET", help: "secret"),
+            FlagSpec("listen", value: "HOST:PORT", help: "listen"),
+        ])
+        let unknown = parser.unknownEnvironmentVariables(
+            ["P_APPLE_SHARED_SECRT": "x", "P_LISTN": "y", "P_LISTEN": "z", "P_TOOL_URL": "u", "PATH": "/bin"],
+            otherVariables: ["P_TOOL_URL"])
+        XCTAssertEqual(unknown.map(\.name), ["P_APPLE_SHARED_SECRT", "P_LISTN"])
+        XCTAssertEqual(unknown.map(\.nearest), ["P_APPLE_SHARED_SECRET", "P_LISTEN"])
+    }
+}
