@@ -9,7 +9,7 @@ extension SQLStore: EntitlementRepository, AccountTokens {
     /// Stores `write`; returns once it is durable and visible to ``facts(userID:)``.
     /// Queues `write`; a refused claim committed its refusal events and is thrown here, so the
     /// caller learns of it only once the owner's history holds the attempt.
-    public func write(_ write: FactsWrite) async throws -> WriteOutcome {
+    public nonisolated func write(_ write: FactsWrite) async throws -> WriteOutcome {
         let outcome = try await submit { .write(write, $0) }
         if let refusal = outcome.refusals.first { throw StoreError.claimRefused(refusal, claimant: write.userID) }
         return outcome

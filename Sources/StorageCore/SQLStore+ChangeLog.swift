@@ -52,22 +52,22 @@ extension SQLStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox
     // is one job, never one transaction per delivery); reads use the read connections and
     // never wait for the writer.
 
-    public func registerWebhookEndpoints(_ urls: [String], latestSequence: Int64, nowMs: Int64) async throws
+    public nonisolated func registerWebhookEndpoints(_ urls: [String], latestSequence: Int64, nowMs: Int64) async throws
         -> [String: Int64] {
         try await writeOutbox(.register(urls: urls, latestSequence: latestSequence, nowMs: nowMs)).cursors
     }
 
-    public func enqueueWebhooks(_ messages: [WebhookMessage], through: Int64, replay: Bool, nowMs: Int64)
+    public nonisolated func enqueueWebhooks(_ messages: [WebhookMessage], through: Int64, replay: Bool, nowMs: Int64)
         async throws -> Int {
         try await writeOutbox(.enqueue(messages: messages, through: through, replay: replay, nowMs: nowMs)).added
     }
 
-    public func recordWebhookOutcomes(_ outcomes: [WebhookAttemptOutcome]) async throws {
+    public nonisolated func recordWebhookOutcomes(_ outcomes: [WebhookAttemptOutcome]) async throws {
         guard !outcomes.isEmpty else { return }
         _ = try await writeOutbox(.outcomes(outcomes))
     }
 
-    private func writeOutbox(_ write: WebhookOutboxWrite) async throws -> WebhookOutboxAnswer {
+    private nonisolated func writeOutbox(_ write: WebhookOutboxWrite) async throws -> WebhookOutboxAnswer {
         try await submit { .webhooks(write, $0) }
     }
 

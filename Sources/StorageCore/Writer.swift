@@ -7,10 +7,10 @@ import Synchronization
 /// The write path's state: the writer's connection, its recorders, the open batch and the timed
 /// work; owned by the store actor, so only code isolated to it (on the writer thread) reaches it.
 ///
-/// Group commit: the actor's write methods add their write to the open batch (``submit(_:)``)
-/// and suspend; the batch commits as one BEGIN IMMEDIATE ... COMMIT (one fsync) at the end of
-/// the executor's round (``endOfRound()``), which ran every call queued meanwhile, so the
-/// writes that arrive while one batch commits all share the next.
+/// Group commit: callers queue their writes in the executor's inbox and suspend; at the end of
+/// each round (``endOfRound()``) the writer takes everything queued as one batch and commits it
+/// as one BEGIN IMMEDIATE ... COMMIT (one fsync), so the writes that arrive while one batch
+/// commits all share the next.
 ///
 /// Failure handling: each write runs in its own savepoint, so a write that fails on its own
 /// account (an ownership conflict, a malformed write, a constraint) is undone alone and
@@ -65,8 +65,8 @@ package final class Writer<DB: StorageEngine> {
     /// When the next chunk of the baseline for users who predate the change log runs
     /// (``ChangeRecorder/recordBaseline(nowMs:limit:)``); `nil` once none remain.
     package var baselineDueAt: ContinuousClock.Instant? = ContinuousClock.now
-    /// The writes added since the last commit, in arrival order.
-    private var pending: [WriteJob<DB>] = []
+    /// Where callers queue their writes (``SQLStore/submit(_:)``), and the thread this runs on.
+    private let executor: WriterExecutor<WriteJob<DB>>
     /// Whether ``endOfRound()`` has run: the first one reads the earliest due instant.
     private var hasRun = false
     /// Set by ``close()``: the connection is closed and every later write is refused.
@@ -74,8 +74,8 @@ package final class Writer<DB: StorageEngine> {
 
     package init(db: DB, recorder: FactsRecorder<DB>, changes: ChangeRecorder<DB>, changeLog: ChangeLogSettings,
          cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
-         singletonDuties: Locked<Bool>, maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil,
-         publish: Publish? = nil) throws {
+         singletonDuties: Locked<Bool>, executor: WriterExecutor<WriteJob<DB>>, maxBatchSize: Int,
+         onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) throws {
         writeSavepoint = try SQLSavepoint(db, name: "fact_write")
         self.onCommit = onCommit
         self.publish = publish
@@ -84,6 +84,7 @@ package final class Writer<DB: StorageEngine> {
         self.changes = changes
         self.changeLog = changeLog
         self.singletonDuties = singletonDuties
+        self.executor = executor
         self.cache = cache
         self.readers = readers
         self.statistics = statistics
@@ -96,41 +97,32 @@ package final class Writer<DB: StorageEngine> {
         close()
     }
 
-    /// Adds `job` to the open batch, which commits at the end of the executor's round, or at
-    /// once when it is full; after ``close()``, answers it ``StoreError/closedStore``.
-    package func submit(_ job: WriteJob<DB>) {
-        guard !isClosed else {
-            Self.fail(job, StoreError.closedStore)
-            return
+    /// Commits every write queued so far, a batch of at most `maxBatchSize` at a time.
+    private func commitQueued() {
+        while true {
+            let batch = executor.takeWork(limit: maxBatchSize)
+            if batch.isEmpty { return }
+            commit(batch)
         }
-        pending.append(job)
-        if pending.count >= maxBatchSize { commitPending() }
-    }
-
-    /// Commits the open batch (and answers its callers).
-    package func commitPending() {
-        guard !pending.isEmpty else { return }
-        let batch = pending
-        pending = []
-        commit(batch)
     }
 
     /// Before work that runs between batches with the connection to itself (a seed, due changes,
     /// a prune, a connection job): commits the open batch, which arrived first.
     package func betweenBatches() throws {
         guard !isClosed else { throw StoreError.closedStore }
-        commitPending()
+        commitQueued()
     }
 
-    /// The executor's thread, after a round of jobs: commits what they queued, runs the timed work
-    /// that is due, and answers how long it may wait for the next job (nil: until one comes).
+    /// The executor's thread, after a round of jobs: commits the writes queued (one batch; more
+    /// wait for the next round), runs the timed work that is due, and answers how long it may
+    /// wait for the next job or write (nil: until one comes).
     package func endOfRound() -> Int64? {
         guard !isClosed else { return nil }
         if !hasRun {
             hasRun = true
             refreshNextDue()
         }
-        commitPending()
+        commit(executor.takeWork(limit: maxBatchSize))
         runTimedWork()
         return millisecondsUntilTimedWork()
     }
@@ -139,7 +131,8 @@ package final class Writer<DB: StorageEngine> {
     /// writer's connection closes last); later writes are refused. Later calls do nothing.
     package func close() {
         guard !isClosed else { return }
-        commitPending()
+        executor.closeInbox()
+        commitQueued()
         isClosed = true
         readers.close()
         cache.invalidateAll()

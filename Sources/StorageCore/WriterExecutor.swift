@@ -2,20 +2,26 @@ import Glibc
 import ServiceRuntime
 import Synchronization
 
-/// The store actor's serial executor: one dedicated thread, the writer thread, runs the actor's
-/// jobs in rounds, and between rounds lets the store commit what those jobs queued.
+/// The store actor's serial executor: one dedicated thread, the writer thread, that runs the
+/// actor's jobs and, between rounds of them, lets the store commit the writes queued in its
+/// inbox (``submit(_:)``) as one batch.
 ///
 /// A thread of its own rather than the cooperative pool: the engine's calls block (fsync, a
 /// server's round trips), and a blocked pool thread (one per core) would stall unrelated tasks.
-/// Rounds are what keeps group commit: a round takes every job queued when it starts, so the
-/// calls that arrived while the previous batch committed all run, each adding its write to the
-/// batch, before the end of the round commits them together (see ``SQLStore``).
+/// The inbox is what keeps group commit: a write is handed over with its continuation and
+/// never becomes a job, so its caller resumes straight on its own executor after the commit,
+/// and the writes that arrive while one batch commits are all taken by the next
+/// (see ``SQLStore``).
 ///
 /// Lives as long as its actor: a job can only be enqueued through the actor, and every queued
-/// job holds the actor, so when the actor's deinit ``stop()``s the executor the queue is empty.
-package final class WriterExecutor: SerialExecutor, @unchecked Sendable {
+/// job or write holds the actor, so when its deinit ``stop()``s the executor nothing is queued.
+package final class WriterExecutor<Work: Sendable>: SerialExecutor, @unchecked Sendable {
     private let lock = ConditionLock()
     private var jobs: [UnownedJob] = []
+    /// Writes handed over by ``submit(_:)``, in arrival order, for the next batch.
+    private var inbox: [Work] = []
+    /// Set by ``closeInbox()``: later writes are refused.
+    private var isInboxClosed = false
     /// Set by ``wake()``: the next timed wait returns at once, as if its time had run out.
     private var isWoken = false
     private var isStopped = false
@@ -30,8 +36,36 @@ package final class WriterExecutor: SerialExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         lock.withLock {
             jobs.append(job)
-            if jobs.count == 1 { lock.signal() }
+            if jobs.count == 1 && inbox.isEmpty { lock.signal() }
         }
+    }
+
+    /// Queues `work` for the next batch; `false` once the inbox is closed (the caller must
+    /// answer it itself).
+    package func submit(_ work: Work) -> Bool {
+        lock.withLock {
+            guard !isInboxClosed else { return false }
+            inbox.append(work)
+            if inbox.count == 1 && jobs.isEmpty { lock.signal() }
+            return true
+        }
+    }
+
+    /// Up to `limit` writes of the inbox, oldest first; on the writer thread, for its batch.
+    package func takeWork(limit: Int) -> [Work] {
+        lock.withLock {
+            if inbox.count <= limit {
+                defer { inbox = [] }
+                return inbox
+            }
+            defer { inbox.removeFirst(limit) }
+            return Array(inbox[..<limit])
+        }
+    }
+
+    /// Refuses later writes; those already queued still commit.
+    package func closeInbox() {
+        lock.withLock { isInboxClosed = true }
     }
 
     /// Whether the caller runs on the writer thread, inside a job or not; what lets the end of a
@@ -45,12 +79,14 @@ package final class WriterExecutor: SerialExecutor, @unchecked Sendable {
         precondition(isIsolatingCurrentContext() == true, "not on the store's writer thread")
     }
 
-    /// Jobs waiting for the writer thread (tests queue a batch behind a writer they hold busy).
-    package var pendingJobs: Int { lock.withLock { jobs.count } }
+    /// Jobs and writes waiting for the writer thread (tests queue a batch behind a writer they
+    /// hold busy).
+    package var pendingJobs: Int { lock.withLock { jobs.count + inbox.count } }
 
-    /// Starts the writer thread, once; `false` when it had started already. Jobs enqueued
-    /// before wait for it. `endOfRound` runs on it after each round of jobs and answers how
-    /// long the next wait for jobs may last (nil: until one arrives); its first round is empty.
+    /// Starts the writer thread, once; `false` when it had started already. Jobs and writes
+    /// queued before wait for it. `endOfRound` runs on it after each round of jobs (it takes the
+    /// inbox's writes) and answers how long the next wait may last (nil: until something is
+    /// queued); the first round is empty.
     package func start(endOfRound: @escaping () -> Int64?) -> Bool {
         guard !isStarted.exchange(true, ordering: .acquiringAndReleasing) else { return false }
         ServiceThread.detach { [self] in run(endOfRound: endOfRound) }
@@ -67,12 +103,13 @@ package final class WriterExecutor: SerialExecutor, @unchecked Sendable {
         }
     }
 
-    /// Blocks until a job is queued or `waitingAtMostMs` has passed (none: no limit); returns
-    /// every queued job in arrival order (none when the wait ran out), or `nil` once stopped.
+    /// Blocks until a job or a write is queued or `waitingAtMostMs` has passed (none: no
+    /// limit); returns every queued job in arrival order (none when only writes are, or the wait
+    /// ran out), or `nil` once stopped with nothing queued.
     private func take(waitingAtMostMs: Int64?) -> [UnownedJob]? {
         lock.withLock {
             let deadline = waitingAtMostMs.map { ContinuousClock.now + .milliseconds($0) }
-            while jobs.isEmpty && !isStopped {
+            while jobs.isEmpty && inbox.isEmpty && !isStopped {
                 if isWoken {
                     isWoken = false
                     return []
@@ -85,7 +122,7 @@ package final class WriterExecutor: SerialExecutor, @unchecked Sendable {
                 guard left > .zero else { return [] }
                 _ = lock.wait(milliseconds: max(1, left.inMilliseconds))
             }
-            if jobs.isEmpty { return nil }
+            if jobs.isEmpty && inbox.isEmpty { return nil }
             defer { jobs = [] }
             return jobs
         }
