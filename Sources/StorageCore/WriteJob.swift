@@ -3,8 +3,8 @@ import Entitlements
 import SQLDatabase
 import ServiceRuntime
 
-/// One write of the open batch, with the continuation that answers its caller once the batch
-/// has committed (or the write has failed on its own).
+/// One write queued for the writer's next batch, with the continuation that answers its caller once
+/// the batch has committed (or the write has failed on its own).
 package enum WriteJob<DB: StorageEngine>: Sendable {
     case write(FactsWrite, CheckedContinuation<WriteOutcome, any Error>)
     case notification(NotificationWrite, CheckedContinuation<NotificationOutcome, any Error>)
