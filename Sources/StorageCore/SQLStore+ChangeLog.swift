@@ -27,7 +27,7 @@ extension SQLStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox
         changeObservers.withLock { $0.append(observer) }
     }
 
-    /// After the open batch; the writer also does this by itself at every due instant.
+    /// After the writes queued before it; the writer also does this by itself at every due instant.
     public func recordDueChanges() throws -> Int {
         try writer.betweenBatches()
         return try writer.commitDueChanges()
@@ -39,7 +39,7 @@ extension SQLStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox
         }
     }
 
-    /// After the open batch; the writer also prunes by itself with
+    /// After the writes queued before it; the writer also prunes by itself with
     /// ``StoreConfiguration/changeRetentionMs``.
     public func pruneChanges(occurredBefore cutoffMs: Int64, limit: Int) throws -> Int {
         try writer.betweenBatches()
@@ -84,8 +84,8 @@ extension SQLStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox
 
     // MARK: Reconciliation watermarks
 
-    /// On the writer's connection after the open batch, so ordered after every write queued
-    /// before it: a watermark recorded after a batch of notifications was acknowledged is never
+    /// On the writer's connection after the writes queued before it, so ordered after them: a
+    /// watermark recorded after a batch of notifications was acknowledged is never
     /// committed ahead of it. Autocommit on the writer's connection, so durable when it returns.
     public func reconciledThrough(_ environment: Environment) throws -> Int64? {
         try onWriter("reading the reconciliation watermark") { db in

@@ -279,8 +279,8 @@ public actor SQLStore<DB: StorageEngine> {
     ///
     /// Also the seam for tests that provoke storage faults: some exist only per connection
     /// (e.g. `PRAGMA max_page_count`, which makes the database "fill up" at a size the test
-    /// chooses), and the writer's connection belongs to its thread. It commits the open batch
-    /// first, so it runs after the writes queued before it.
+    /// chooses), and the writer's connection belongs to its thread. It first commits the writes
+    /// queued before it, so it runs after them.
     package func withWriterConnection<T: Sendable>(_ body: (DB) throws -> T) throws -> T {
         try writer.betweenBatches()
         return try body(writer.db)

@@ -4,8 +4,9 @@ import SQLDatabase
 import ServiceRuntime
 import Synchronization
 
-/// The write path's state: the writer's connection, its recorders, the open batch and the timed
-/// work; owned by the store actor, so only code isolated to it (on the writer thread) reaches it.
+/// The write path's state: the writer's connection, its recorders, the batch in its transaction
+/// and the timed work; owned by the store actor, so only code isolated to it (on the writer
+/// thread) reaches it.
 ///
 /// Group commit: callers queue their writes in the executor's inbox and suspend; at the end of
 /// each round (``endOfRound()``) the writer takes everything queued as one batch and commits it
@@ -107,7 +108,7 @@ package final class Writer<DB: StorageEngine> {
     }
 
     /// Before work that runs between batches with the connection to itself (a seed, due changes,
-    /// a prune, a connection job): commits the open batch, which arrived first.
+    /// a prune, a connection job): commits the writes queued before it.
     package func betweenBatches() throws {
         guard !isClosed else { throw StoreError.closedStore }
         commitQueued()
@@ -127,7 +128,7 @@ package final class Writer<DB: StorageEngine> {
         return millisecondsUntilTimedWork()
     }
 
-    /// Commits the open batch, then closes every connection (SQLite checkpoints its WAL when the
+    /// Commits what is queued, then closes every connection (SQLite checkpoints its WAL when the
     /// writer's connection closes last); later writes are refused. Later calls do nothing.
     package func close() {
         guard !isClosed else { return }
