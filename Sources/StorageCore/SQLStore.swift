@@ -135,8 +135,11 @@ public actor SQLStore<DB: StorageEngine> {
         await writerClosed.wait()
     }
 
-    /// Commits what is queued, stops the threads and closes every connection (SQLite
+    /// Commits what is queued, stops the replicas' threads and closes every connection (SQLite
     /// checkpoints its WAL); later calls throw ``StoreError/Code/closed``.
+    ///
+    /// The writer thread itself stays, idle, until the store is released: a call made after
+    /// close is still a job of the actor's and needs its executor to run (and throw).
     public nonisolated func close() async {
         start()  // a store never started still drains (nothing) and closes its connection
         await closeWriter()
