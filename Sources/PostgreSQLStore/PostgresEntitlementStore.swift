@@ -9,7 +9,7 @@ public typealias PostgresEntitlementStore = SQLStore<PostgreSQL.Connection>
 
 extension SQLStore where DB == PostgreSQL.Connection {
     /// The read pool's size when none is given (`--database-pool-size`).
-    public static var defaultPoolSize: Int { 8 }
+    public nonisolated static var defaultPoolSize: Int { 8 }
 
     /// Connects to `url` (`postgres://` or `postgresql://`, libpq conninfo semantics), migrates
     /// it under an advisory lock, and starts listening; the writer starts with ``start()``.
@@ -18,7 +18,7 @@ extension SQLStore where DB == PostgreSQL.Connection {
     /// newer entitlementd migrated the database, `.storageFailure` when it cannot be reached.
     /// `onListenerChange` is told when the LISTEN connection dropped (the cache was cleared and
     /// ``readiness`` turned unavailable) and when it listens again.
-    public convenience init(url: String, poolSize: Int = defaultPoolSize, configuration: Configuration,
+    public init(url: String, poolSize: Int = defaultPoolSize, configuration: Configuration,
                             onListenerChange: (@Sendable (StoreReadiness) -> Void)? = nil) throws {
         let parsed: ConnectionURL
         do {
@@ -47,7 +47,7 @@ extension SQLStore where DB == PostgreSQL.Connection {
     }
 
     /// Where the database is, without the password (for logs).
-    public var redactedURL: String { location }
+    public nonisolated var redactedURL: String { location }
 
     /// Throws, with a message that never shows the password, when `url` is one libpq cannot
     /// read.

@@ -8,7 +8,7 @@ import StorageCore
 public typealias EntitlementStore = SQLStore<Connection>
 
 extension SQLStore where DB == Connection {
-    public convenience init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
+    public init(path: String, transferPolicy: TransferPolicy = .transfer) throws {
         try self.init(path: path, configuration: Configuration(transferPolicy: transferPolicy))
     }
 
@@ -16,13 +16,13 @@ extension SQLStore where DB == Connection {
     /// ``start()`` or ``run()``, and writes queue until then. Reads work at once.
     ///
     /// Throws ``StoreError/Code/schemaTooNew`` if a newer entitlementd wrote the file.
-    public convenience init(path: String, configuration: Configuration) throws {
+    public init(path: String, configuration: Configuration) throws {
         let db = try SQLiteFile.openWriter(path: path, configuration: configuration)
         let readers = ReaderPool { try SQLiteFile.openReader(path: path, configuration: configuration) }
         try self.init(writerConnection: db, readers: readers, location: path, configuration: configuration)
     }
 
     /// The database file.
-    public var path: String { location }
+    public nonisolated var path: String { location }
 
 }

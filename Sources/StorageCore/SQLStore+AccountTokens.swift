@@ -9,22 +9,28 @@ extension SQLStore: EntitlementRepository, AccountTokens {
     /// Stores `write`; returns once it is durable and visible to ``facts(userID:)``.
     /// Queues `write`; a refused claim committed its refusal events and is thrown here, so the
     /// caller learns of it only once the owner's history holds the attempt.
-    public func write(_ write: FactsWrite) async throws -> WriteOutcome {
-        let outcome = try await enqueue { .write(write, $0) }
+    public nonisolated func write(_ write: FactsWrite) async throws -> WriteOutcome {
+        let outcome = try await submit { .write(write, $0) }
         if let refusal = outcome.refusals.first { throw StoreError.claimRefused(refusal, claimant: write.userID) }
         return outcome
     }
 
-    /// Read first (every call after the first is a read); issued on the writer otherwise. Two
-    /// replicas issuing at once both insert under the unique keys, one row wins, and both
-    /// answer the row that is there.
-    public func appAccountToken(userID: String) async throws -> String {
+    /// Read first (every call after the first is a read), off the writer thread; issued on the
+    /// writer otherwise. Two replicas issuing at once both insert under the unique keys, one row
+    /// wins, and both answer the row that is there.
+    public nonisolated func appAccountToken(userID: String) async throws -> String {
         if let token = try read("reading an app account token", { try $0.token(ofUser: userID) }) {
             return token
         }
-        let issued = Locked<String?>(nil)
+        guard let token = try await issueAppAccountToken(userID: userID) else {
+            throw StoreError(code: .storageFailure, message: "no app account token was stored for the user; retry")
+        }
+        return token
+    }
+
+    private func issueAppAccountToken(userID: String) throws -> String? {
         let now = clock
-        try await onWriter("issuing an app account token") { db in
+        return try onWriter("issuing an app account token") { db in
             try db.transaction(beginning: DB.beginWrite) {
                 let ensure = try db.prepare(AccountTokenSQL.ensureUser)
                 ensure.bind(userID, at: 1)
@@ -46,21 +52,17 @@ extension SQLStore: EntitlementRepository, AccountTokens {
                 let select = try db.prepare(AccountTokenSQL.tokenOfUser)
                 select.bind(userID, at: 1)
                 defer { select.reset() }
-                if try select.step() { issued.withLock { $0 = select.string(at: 0) } }
+                return try select.step() ? select.string(at: 0) : nil
             }
         }
-        guard let token = issued.withLock({ $0 }) else {
-            throw StoreError(code: .storageFailure, message: "no app account token was stored for the user; retry")
-        }
-        return token
     }
 
-    public func userID(appAccountToken token: String) throws -> String? {
+    public nonisolated func userID(appAccountToken token: String) throws -> String? {
         guard let canonical = AppAccountToken.canonical(token) else { return nil }
         return try read("reading an app account token's user") { try $0.user(ofToken: canonical) }
     }
 
-    public func owners(originalTransactionID: String) throws -> [ChainOwnership] {
+    public nonisolated func owners(originalTransactionID: String) throws -> [ChainOwnership] {
         try read("reading a chain's owners") { try $0.owners(originalTransactionID: originalTransactionID) }
     }
 }

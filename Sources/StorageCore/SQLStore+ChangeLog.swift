@@ -10,38 +10,40 @@ extension SQLStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox
     TransactionHistoryRevisions {
     // MARK: Change log
 
-    public func changes(after sequence: Int64, userID: String?, limit: Int) throws -> [EntitlementChange] {
+    public nonisolated func changes(after sequence: Int64, userID: String?, limit: Int) throws -> [EntitlementChange] {
         guard limit > 0 else { return [] }
         return try read("reading the change log") {
             try $0.changes(after: sequence, userID: userID, limit: limit, logID: changeLogID)
         }
     }
 
-    public func changeLogBounds() throws -> (oldestRetained: Int64, latest: Int64) {
+    public nonisolated func changeLogBounds() throws -> (oldestRetained: Int64, latest: Int64) {
         try read("reading the change log's bounds") { try $0.changeLogBounds() }
     }
 
     /// `observer` runs on the writer thread right after each commit that appended changes; on
     /// PostgreSQL also on the listener thread after other replicas' (and after a LISTEN reconnect).
-    public func onChangesCommitted(_ observer: @escaping @Sendable (Int64) -> Void) {
+    public nonisolated func onChangesCommitted(_ observer: @escaping @Sendable (Int64) -> Void) {
         changeObservers.withLock { $0.append(observer) }
     }
 
-    /// Queued like a write; the writer also does this by itself at every due instant.
-    public func recordDueChanges() async throws -> Int {
-        try await enqueue { .dueChanges($0) }
+    /// After the writes queued before it; the writer also does this by itself at every due instant.
+    public func recordDueChanges() throws -> Int {
+        try writer.betweenBatches()
+        return try writer.commitDueChanges()
     }
 
-    public func nextDueInstant() throws -> Int64? {
+    public nonisolated func nextDueInstant() throws -> Int64? {
         try read("reading the next due instant") {
             try $0.db.scalarInt64("SELECT MIN(next_due_ms) FROM entitlement_heads WHERE next_due_ms IS NOT NULL")
         }
     }
 
-    /// Queued like a write; the writer also prunes by itself with
+    /// After the writes queued before it; the writer also prunes by itself with
     /// ``StoreConfiguration/changeRetentionMs``.
-    public func pruneChanges(occurredBefore cutoffMs: Int64, limit: Int) async throws -> Int {
-        try await enqueue { .pruneChanges(cutoffMs: cutoffMs, limit: limit, $0) }
+    public func pruneChanges(occurredBefore cutoffMs: Int64, limit: Int) throws -> Int {
+        try writer.betweenBatches()
+        return try writer.pruneChanges(occurredBefore: cutoffMs, limit: limit)
     }
 
     // MARK: Webhook outbox
@@ -50,57 +52,53 @@ extension SQLStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox
     // is one job, never one transaction per delivery); reads use the read connections and
     // never wait for the writer.
 
-    public func registerWebhookEndpoints(_ urls: [String], latestSequence: Int64, nowMs: Int64) async throws
+    public nonisolated func registerWebhookEndpoints(_ urls: [String], latestSequence: Int64, nowMs: Int64) async throws
         -> [String: Int64] {
         try await writeOutbox(.register(urls: urls, latestSequence: latestSequence, nowMs: nowMs)).cursors
     }
 
-    public func enqueueWebhooks(_ messages: [WebhookMessage], through: Int64, replay: Bool, nowMs: Int64)
+    public nonisolated func enqueueWebhooks(_ messages: [WebhookMessage], through: Int64, replay: Bool, nowMs: Int64)
         async throws -> Int {
         try await writeOutbox(.enqueue(messages: messages, through: through, replay: replay, nowMs: nowMs)).added
     }
 
-    public func recordWebhookOutcomes(_ outcomes: [WebhookAttemptOutcome]) async throws {
+    public nonisolated func recordWebhookOutcomes(_ outcomes: [WebhookAttemptOutcome]) async throws {
         guard !outcomes.isEmpty else { return }
         _ = try await writeOutbox(.outcomes(outcomes))
     }
 
-    private func writeOutbox(_ write: WebhookOutboxWrite) async throws -> WebhookOutboxAnswer {
-        try await enqueue { .webhooks(write, $0) }
+    private nonisolated func writeOutbox(_ write: WebhookOutboxWrite) async throws -> WebhookOutboxAnswer {
+        try await submit { .webhooks(write, $0) }
     }
 
-    public func dueWebhookDeliveries(endpoint: String, nowMs: Int64, limit: Int) throws -> [WebhookDelivery] {
+    public nonisolated func dueWebhookDeliveries(endpoint: String, nowMs: Int64, limit: Int) throws
+        -> [WebhookDelivery] {
         try read("reading due webhook deliveries") {
             try $0.dueWebhookDeliveries(endpoint: endpoint, nowMs: nowMs, limit: limit)
         }
     }
 
-    public func webhookStatus() throws -> [WebhookEndpointStatus] {
+    public nonisolated func webhookStatus() throws -> [WebhookEndpointStatus] {
         try read("reading webhook status") { try $0.webhookStatus() }
     }
 
     // MARK: Reconciliation watermarks
 
-    /// Through the writer's queue, so ordered after every write queued before it: a watermark
-    /// recorded after a batch of notifications was acknowledged is never committed ahead of it.
-    /// Autocommit on the writer's connection, so durable when it returns.
-    public func reconciledThrough(_ environment: Environment) async throws -> Int64? {
-        let found = Locked<Int64?>(nil)
-        try await onWriter("reading the reconciliation watermark") { db in
+    /// On the writer's connection after the writes queued before it, so ordered after them: a
+    /// watermark recorded after a batch of notifications was acknowledged is never
+    /// committed ahead of it. Autocommit on the writer's connection, so durable when it returns.
+    public func reconciledThrough(_ environment: Environment) throws -> Int64? {
+        try onWriter("reading the reconciliation watermark") { db in
             let select = try db.prepare(
                 "SELECT reconciled_through_ms FROM reconciliation_watermarks WHERE environment = ?")
             defer { select.reset() }
             select.bind(environment.rawValue, at: 1)
-            if try select.step() {
-                let value = select.int64(at: 0)
-                found.withLock { $0 = value }
-            }
+            return try select.step() ? select.int64(at: 0) : nil
         }
-        return found.withLock { $0 }
     }
 
-    public func recordReconciled(_ environment: Environment, through unixMs: Int64) async throws {
-        try await onWriter("recording the reconciliation watermark") { db in
+    public func recordReconciled(_ environment: Environment, through unixMs: Int64) throws {
+        try onWriter("recording the reconciliation watermark") { db in
             let upsert = try db.prepare("""
                 INSERT INTO reconciliation_watermarks (environment, reconciled_through_ms) VALUES (?, ?)
                 ON CONFLICT (environment) DO UPDATE
@@ -116,25 +114,20 @@ extension SQLStore: EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox
 
     // MARK: History revisions
 
-    /// Writer-thread jobs between batches: refreshes are rare (one per user request), so a
-    /// revision needs neither the read cache nor a place in the group commit, and the writer's
-    /// connection sees every acknowledged write.
-    public func historyRevision(originalTransactionID: String) async throws -> String? {
-        let found = Locked<String?>(nil)
-        try await onWriter("reading a history revision") { db in
+    /// On the writer's connection between batches: refreshes are rare (one per user request),
+    /// so a revision needs neither the read cache nor a place in the group commit, and the
+    /// writer's connection sees every acknowledged write.
+    public func historyRevision(originalTransactionID: String) throws -> String? {
+        try onWriter("reading a history revision") { db in
             let select = try db.prepare("SELECT revision FROM history_revisions WHERE original_transaction_id = ?")
             defer { select.reset() }
             select.bind(originalTransactionID, at: 1)
-            if try select.step() {
-                let revision = select.string(at: 0)
-                found.withLock { $0 = revision }
-            }
+            return try select.step() ? select.string(at: 0) : nil
         }
-        return found.withLock { $0 }
     }
 
-    public func recordHistoryRevision(_ revision: String, originalTransactionID: String) async throws {
-        try await onWriter("recording a history revision") { db in
+    public func recordHistoryRevision(_ revision: String, originalTransactionID: String) throws {
+        try onWriter("recording a history revision") { db in
             let upsert = try db.prepare("""
                 INSERT INTO history_revisions (original_transaction_id, revision) VALUES (?, ?)
                 ON CONFLICT (original_transaction_id) DO UPDATE SET revision = excluded.revision

@@ -17,7 +17,7 @@ package struct ChangeLogSettings: Sendable {
 ///
 /// One timer for every chain, not a scan of users: the writer knows the earliest due instant
 /// of any head (``nextDueMs``, one step down a partial index after each commit) and waits for
-/// work at most until then (``WriteQueue/take(limit:waitingAtMostMs:)``). Every batch also
+/// work at most until then (``endOfRound()`` answers the executor how long). Every batch also
 /// consumes what is due before its facts, so a change that was due is never attributed to the
 /// fact that arrives after it. On startup the first wait is zero: instants passed while the
 /// server was down are caught up at once, each dated at its own instant.
@@ -25,7 +25,7 @@ extension Writer {
     /// How long the writer may wait for jobs before its timed work is due.
     package func millisecondsUntilTimedWork() -> Int64 {
         var wait = WriterLimits.maxTimerWaitMs
-        guard singletonDuties.load(ordering: .acquiring) else { return WriterLimits.maxTimerWaitMs }
+        guard singletonDuties.withLock({ $0 }) else { return WriterLimits.maxTimerWaitMs }
         // Other replicas' commits move heads too, and only their NOTIFY says so: look again soon.
         if DB.isSharedByReplicas { wait = WriterLimits.sharedTimerWaitMs }
         if let baselineDueAt {
@@ -41,7 +41,7 @@ extension Writer {
     /// Runs what the clock says is due: the due changes, then one prune chunk. A failure (disk
     /// full) is retried on the next wake-up, a second later at the earliest.
     package func runTimedWork() {
-        let active = singletonDuties.load(ordering: .acquiring)
+        let active = singletonDuties.withLock { $0 }
         defer { dutiesWereActive = active }
         guard active else { return }
         if !dutiesWereActive || DB.isSharedByReplicas {

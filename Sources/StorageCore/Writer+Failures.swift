@@ -46,11 +46,7 @@ extension Writer {
         switch job {
         case let .write(_, continuation): continuation.resume(throwing: error)
         case let .notification(_, continuation): continuation.resume(throwing: error)
-        case let .seed(_, continuation): continuation.resume(throwing: error)
         case let .webhooks(_, continuation): continuation.resume(throwing: error)
-        case let .withConnection(_, continuation): continuation.resume(throwing: error)
-        case let .dueChanges(continuation): continuation.resume(throwing: error)
-        case let .pruneChanges(_, _, continuation): continuation.resume(throwing: error)
         }
     }
 }

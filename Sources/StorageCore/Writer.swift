@@ -4,12 +4,14 @@ import SQLDatabase
 import ServiceRuntime
 import Synchronization
 
-/// The writer thread's loop: takes queued writes and notifications, commits them as one
-/// transaction, then answers.
+/// The write path's state: the writer's connection, its recorders, the batch in its transaction
+/// and the timed work; owned by the store actor, so only code isolated to it (on the writer
+/// thread) reaches it.
 ///
-/// Confined to the writer thread once started. Group commit: while one batch commits (and
-/// fsyncs), new writes queue up; the next ``WriteQueue/take(limit:)`` returns all of them, so
-/// under load many callers share one BEGIN IMMEDIATE ... COMMIT and one fsync.
+/// Group commit: callers queue their writes in the executor's inbox and suspend; at the end of
+/// each round (``endOfRound()``) the writer takes everything queued as one batch and commits it
+/// as one BEGIN IMMEDIATE ... COMMIT (one fsync), so the writes that arrive while one batch
+/// commits all share the next.
 ///
 /// Failure handling: each write runs in its own savepoint, so a write that fails on its own
 /// account (an ownership conflict, a malformed write, a constraint) is undone alone and
@@ -26,14 +28,13 @@ import Synchronization
 /// the next batch), so the writer recovers by itself once space returns. The cache is
 /// invalidated for affected users after COMMIT and before any caller is resumed, which is what
 /// makes an acknowledged write visible to reads; a failed batch changes nothing a reader sees.
-package final class Writer<DB: StorageEngine>: @unchecked Sendable {
+package final class Writer<DB: StorageEngine> {
     package let db: DB
     private let recorder: FactsRecorder<DB>
     /// Each write's savepoint (see ``answer(_:failing:_:)``), its statements held.
     package let writeSavepoint: SQLSavepoint<DB>
     package let changes: ChangeRecorder<DB>
     package let changeLog: ChangeLogSettings
-    private let queue: WriteQueue<DB>
     private let cache: FactsCache
     private let readers: ReaderPool<DB>
     private let statistics: Locked<StoreStatistics>
@@ -48,7 +49,7 @@ package final class Writer<DB: StorageEngine>: @unchecked Sendable {
     /// with several replicas on one database only the lease holder's writer does it
     /// (``SQLStore/setSingletonDuties(active:)``). A batch still consumes what is due before
     /// its facts either way, so a change is never attributed to a later fact.
-    package let singletonDuties = Atomic<Bool>(true)
+    package let singletonDuties: Locked<Bool>
     /// What ``singletonDuties`` was at the last timed work, to catch up when it turns on.
     package var dutiesWereActive = true
     /// Changes appended in the open transaction by cause label, for the metrics after COMMIT.
@@ -65,10 +66,17 @@ package final class Writer<DB: StorageEngine>: @unchecked Sendable {
     /// When the next chunk of the baseline for users who predate the change log runs
     /// (``ChangeRecorder/recordBaseline(nowMs:limit:)``); `nil` once none remain.
     package var baselineDueAt: ContinuousClock.Instant? = ContinuousClock.now
+    /// Where callers queue their writes (``SQLStore/submit(_:)``), and the thread this runs on.
+    private let executor: WriterExecutor<WriteJob<DB>>
+    /// Whether ``endOfRound()`` has run: the first one reads the earliest due instant.
+    private var hasRun = false
+    /// Set by ``close()``: the connection is closed and every later write is refused.
+    package private(set) var isClosed = false
 
     package init(db: DB, recorder: FactsRecorder<DB>, changes: ChangeRecorder<DB>, changeLog: ChangeLogSettings,
-         queue: WriteQueue<DB>, cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
-         maxBatchSize: Int, onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) throws {
+         cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
+         singletonDuties: Locked<Bool>, executor: WriterExecutor<WriteJob<DB>>, maxBatchSize: Int,
+         onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) throws {
         writeSavepoint = try SQLSavepoint(db, name: "fact_write")
         self.onCommit = onCommit
         self.publish = publish
@@ -76,48 +84,60 @@ package final class Writer<DB: StorageEngine>: @unchecked Sendable {
         self.recorder = recorder
         self.changes = changes
         self.changeLog = changeLog
-        self.queue = queue
+        self.singletonDuties = singletonDuties
+        self.executor = executor
         self.cache = cache
         self.readers = readers
         self.statistics = statistics
         self.maxBatchSize = maxBatchSize
     }
 
-    /// Runs until the queue is closed and drained, then closes every connection.
-    package func run() {
-        refreshNextDue()
-        while let jobs = queue.take(limit: maxBatchSize, waitingAtMostMs: millisecondsUntilTimedWork()) {
-            var batch: [WriteJob<DB>] = []
-            for job in jobs {
-                switch job {
-                case let .seed(writes, continuation):
-                    commit(batch)
-                    batch.removeAll()
-                    continuation.resume(with: Result { try seed(writes) })
-                case let .withConnection(body, continuation):
-                    commit(batch)
-                    batch.removeAll()
-                    continuation.resume(with: Result { try body(db) })
-                case let .dueChanges(continuation):
-                    commit(batch)
-                    batch.removeAll()
-                    continuation.resume(with: Result { try commitDueChanges() })
-                case let .pruneChanges(cutoffMs, limit, continuation):
-                    commit(batch)
-                    batch.removeAll()
-                    continuation.resume(with: Result { try pruneChanges(occurredBefore: cutoffMs, limit: limit) })
-                case .write, .notification, .webhooks:
-                    batch.append(job)
-                }
-            }
+    /// A store dropped without ``close()`` still closes its connections (nothing is queued then:
+    /// every queued call holds the store, and the store holds its writer).
+    deinit {
+        close()
+    }
+
+    /// Commits every write queued so far, a batch of at most `maxBatchSize` at a time.
+    private func commitQueued() {
+        while true {
+            let batch = executor.takeWork(limit: maxBatchSize)
+            if batch.isEmpty { return }
             commit(batch)
-            runTimedWork()
         }
+    }
+
+    /// Before work that runs between batches with the connection to itself (a seed, due changes,
+    /// a prune, a connection job): commits the writes queued before it.
+    package func betweenBatches() throws {
+        guard !isClosed else { throw StoreError.closedStore }
+        commitQueued()
+    }
+
+    /// The executor's thread, after a round of jobs: commits the writes queued (one batch; more
+    /// wait for the next round), runs the timed work that is due, and answers how long it may
+    /// wait for the next job or write (nil: until one comes).
+    package func endOfRound() -> Int64? {
+        guard !isClosed else { return nil }
+        if !hasRun {
+            hasRun = true
+            refreshNextDue()
+        }
+        commit(executor.takeWork(limit: maxBatchSize))
+        runTimedWork()
+        return millisecondsUntilTimedWork()
+    }
+
+    /// Commits what is queued, then closes every connection (SQLite checkpoints its WAL when the
+    /// writer's connection closes last); later writes are refused. Later calls do nothing.
+    package func close() {
+        guard !isClosed else { return }
+        executor.closeInbox()
+        commitQueued()
+        isClosed = true
         readers.close()
         cache.invalidateAll()
-        // Closing the writer last lets SQLite checkpoint the WAL into the database file.
         db.close()
-        queue.markFinished()
     }
 
     /// Commits `batch` (facts writes and notifications, never seeds) as one transaction.
@@ -266,8 +286,6 @@ package final class Writer<DB: StorageEngine>: @unchecked Sendable {
             return try answer(continuation, failing: "recording webhook deliveries", isolated: isolated) {
                 try WebhookOutboxRecorder(db: db).apply(write)
             }
-        case .seed, .withConnection, .dueChanges, .pruneChanges:
-            preconditionFailure("run() runs seeds and connection jobs on their own, never in a batch")
         }
     }
 
@@ -277,7 +295,7 @@ package final class Writer<DB: StorageEngine>: @unchecked Sendable {
     /// chains first appear in the change log with their next fact.
     ///
     /// Chunks already committed stay (each chunk is atomic, the whole seed is not).
-    private func seed(_ writes: [FactsWrite]) throws {
+    package func seed(_ writes: [FactsWrite]) throws {
         defer { cache.invalidateAll() }
         var start = 0
         while start < writes.count {
@@ -305,3 +323,6 @@ package final class Writer<DB: StorageEngine>: @unchecked Sendable {
 extension WriterLimits {
     package static let seedChunkSize = 20_000
 }
+
+@available(*, unavailable)
+extension Writer: Sendable {}

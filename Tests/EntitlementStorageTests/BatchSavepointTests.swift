@@ -70,13 +70,13 @@ final class BatchSavepointTests: StoreTestCase {
     /// batch; their results in order.
     private func inOneBatch(_ store: EntitlementStore, _ writes: [FactsWrite]) async throws
         -> [Result<WriteOutcome, any Error>] {
-        let queue = store.queue
+        let executor = store.executor
         let holding = Atomic(false)
         let count = writes.count
         async let held: Void = store.withWriterConnection { _ in
             holding.store(true, ordering: .releasing)
             let deadline = Date().addingTimeInterval(30)
-            while queue.pendingJobs < count, Date() < deadline { usleep(1_000) }
+            while executor.pendingJobs < count, Date() < deadline { usleep(1_000) }
         }
         try await eventually("the writer held") { holding.load(ordering: .acquiring) }
         let results = await withTaskGroup(of: (Int, Result<WriteOutcome, any Error>).self) { group in
