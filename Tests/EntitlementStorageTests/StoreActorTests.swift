@@ -5,6 +5,7 @@ import SQLiteStore
 @testable import StorageCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// The store is an actor whose executor is the writer thread: its write path runs there, many
 /// callers' writes still share one commit, and reads never wait for it.
