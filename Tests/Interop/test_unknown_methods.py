@@ -6,7 +6,7 @@ import pytest
 @pytest.mark.parametrize("path", [
     "/entitlement.v1.EntitlementService/Nope",
     "/no.such.v1.Service/Check",
-    "/grpc.health.v1.Health/Watch",
+    "/grpc.health.v1.Health/List",
 ])
 def test_unknown_path_is_unimplemented(pb, default_server, path):
     ch = default_server.channel()
