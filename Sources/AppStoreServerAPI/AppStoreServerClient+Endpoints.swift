@@ -5,10 +5,8 @@ extension AppStoreServerClient {
     /// `GET /inApps/v2/history/{transactionId}`, every page: the same query repeated with each
     /// page's `revision` until `hasMore` is false. With `revision` (a previous call's), only what
     /// changed since. `environment` nil asks production first, then sandbox on 4040010/4040005.
-    public nonisolated func transactionHistory(
-        transactionID: String, revision: String? = nil, environment: Environment? = nil,
-        deadline: ContinuousClock.Instant? = nil
-    ) async throws -> TransactionHistory {
+    public func transactionHistory(transactionID: String, revision: String? = nil, environment: Environment? = nil,
+                                   deadline: ContinuousClock.Instant? = nil) async throws -> TransactionHistory {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v2/history/" + Self.pathSegment(transactionID)
         let first = try await inEitherEnvironment(first: environment, what: "transaction id \(transactionID)") {
@@ -42,14 +40,14 @@ extension AppStoreServerClient {
     }
 
     /// `GET /inApps/v1/subscriptions/{transactionId}`: every subscription group's status.
-    public nonisolated func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
+    public func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
                                      deadline: ContinuousClock.Instant? = nil) async throws -> SubscriptionStatuses {
         try await getTransaction(.subscriptionStatuses, "inApps/v1/subscriptions/", transactionID: transactionID,
                                  environment: environment, deadline: deadline, read: ServerAPIBody.statuses)
     }
 
     /// `GET /inApps/v1/transactions/{transactionId}`: one signed transaction.
-    public nonisolated func transactionInfo(transactionID: String, environment: Environment? = nil,
+    public func transactionInfo(transactionID: String, environment: Environment? = nil,
                                 deadline: ContinuousClock.Instant? = nil) async throws -> TransactionInfo {
         try await getTransaction(.transactionInfo, "inApps/v1/transactions/", transactionID: transactionID,
                                  environment: environment, deadline: deadline, read: ServerAPIBody.transactionInfo)
@@ -57,7 +55,7 @@ extension AppStoreServerClient {
 
     /// `GET {pathPrefix}{transactionId}` in either environment: the single-page lookups of one
     /// transaction differ only in their path and in how they read Apple's answer.
-    private nonisolated func getTransaction<Value>(
+    private func getTransaction<Value>(
         _ endpoint: Endpoint, _ pathPrefix: String, transactionID: String, environment: Environment?,
         deadline: ContinuousClock.Instant?, read: ([UInt8], Environment) throws -> Value
     ) async throws -> Value {
@@ -75,10 +73,10 @@ extension AppStoreServerClient {
     /// payloads Apple sent (or tried to send) between `startMs` and `endMs`, and the token for
     /// the next page. Reconciliation calls it page by page so it can make each batch durable
     /// before asking for the next. No environment fallback: each environment has its own history.
-    public nonisolated func notificationHistoryPage(
-        environment: Environment, startMs: Int64, endMs: Int64, paginationToken: String? = nil,
-        deadline: ContinuousClock.Instant? = nil
-    ) async throws -> NotificationHistoryPage {
+    public func notificationHistoryPage(environment: Environment, startMs: Int64, endMs: Int64,
+                                        paginationToken: String? = nil,
+                                        deadline: ContinuousClock.Instant? = nil) async throws
+        -> NotificationHistoryPage {
         let deadline = deadline ?? defaultDeadline()
         let body = Array("{\"startDate\":\(startMs),\"endDate\":\(endMs)}".utf8)
         let query = paginationToken.map { [URLQueryItem(name: "paginationToken", value: $0)] } ?? []
@@ -109,10 +107,9 @@ extension AppStoreServerClient {
     /// `appAccountToken` is sent as given (Apple stores it as given; we issue lowercase), but one
     /// that is not a UUID fails here, as Apple would fail it, without spending a request.
     /// Returns the environment that knew the transaction.
-    public nonisolated func setAppAccountToken(
-        originalTransactionID: String, appAccountToken: String, environment: Environment? = nil,
-        deadline: ContinuousClock.Instant? = nil
-    ) async throws -> Environment {
+    public func setAppAccountToken(originalTransactionID: String, appAccountToken: String,
+                                   environment: Environment? = nil,
+                                   deadline: ContinuousClock.Instant? = nil) async throws -> Environment {
         guard UUID(uuidString: appAccountToken) != nil else {
             throw ServerAPIError(.invalidRequest, "an app account token must be a UUID")
         }
@@ -128,7 +125,7 @@ extension AppStoreServerClient {
         }.environment
     }
 
-    nonisolated func defaultDeadline() -> ContinuousClock.Instant {
+    func defaultDeadline() -> ContinuousClock.Instant {
         ContinuousClock.now.advanced(by: configuration.defaultDeadline)
     }
 

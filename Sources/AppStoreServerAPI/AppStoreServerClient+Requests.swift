@@ -13,10 +13,9 @@ extension AppStoreServerClient {
     /// One request to one environment, retried as ``ServerAPIVerdict`` says until it succeeds,
     /// fails for good, runs out of attempts, or the next wait would pass `deadline`.
     /// `read` turns a 200 body into a value; a body it cannot read is retried like a 5xx.
-    nonisolated func request<Value>(
-        _ endpoint: Endpoint, environment: Environment, method: String, path: String, query: [URLQueryItem] = [],
-        body: [UInt8]? = nil, deadline: ContinuousClock.Instant, read: ([UInt8]) throws -> Value
-    ) async throws -> Answer<Value> {
+    func request<Value>(_ endpoint: Endpoint, environment: Environment, method: String, path: String,
+                        query: [URLQueryItem] = [], body: [UInt8]? = nil, deadline: ContinuousClock.Instant,
+                        read: ([UInt8]) throws -> Value) async throws -> Answer<Value> {
         var components = URLComponents(url: baseURL(environment).appendingPathComponent(path),
                                        resolvingAgainstBaseURL: false)!
         if !query.isEmpty { components.queryItems = query }
@@ -27,7 +26,7 @@ extension AppStoreServerClient {
             try await waitForRate(deadline: deadline, environment: environment)
             let token: String
             do {
-                token = try await bearerToken(nowMs: now())
+                token = try tokens.token(nowMs: now())
             } catch {
                 throw ServerAPIError(.cryptoFailure, "the App Store Server API token could not be signed",
                                      detail: "\(error)")
@@ -105,13 +104,12 @@ extension AppStoreServerClient {
 
     /// Takes a token from the bucket, waiting if the configured rate demands, unless the wait
     /// would pass the deadline (then the token is returned and the call fails UNAVAILABLE).
-    /// The wait itself happens off the actor.
-    nonisolated func waitForRate(deadline: ContinuousClock.Instant, environment: Environment) async throws {
-        let waitNs = await reserveRate()
+    func waitForRate(deadline: ContinuousClock.Instant, environment: Environment) async throws {
+        let waitNs = bucket.withLock { $0.reserve(atNs: Self.monotonicNs()) }
         guard waitNs > 0 else { return }
         let wait = Duration.nanoseconds(waitNs)
         guard ContinuousClock.now.advanced(by: wait) < deadline else {
-            await cancelRateReservation()
+            bucket.withLock { $0.cancelReservation() }
             throw ServerAPIError(.unavailable, "the App Store Server API request rate (--app-store-api-rate) is "
                                  + "used up until past this call's deadline; retry later")
         }
@@ -125,7 +123,7 @@ extension AppStoreServerClient {
 
     /// Production first (or `first`), then the other environment when the first says 4040010
     /// or 4040005; NOT_FOUND when neither knows `what`.
-    nonisolated func inEitherEnvironment<Value>(
+    func inEitherEnvironment<Value>(
         first: Environment?, what: String,
         _ call: (Environment) async throws -> Answer<Value>
     ) async throws -> (environment: Environment, value: Value) {
@@ -140,20 +138,5 @@ extension AppStoreServerClient {
         throw ServerAPIError(.notFound, "\(what) was found in neither the production nor the sandbox App Store "
                              + "(Apple errorCode \(codes.map(String.init).joined(separator: ", ")))",
                              appleErrorCode: codes.last)
-    }
-
-    /// One request's reservation in the bucket: the nanoseconds it must wait (0: go now).
-    func reserveRate() -> Int64 {
-        bucket.reserve(atNs: Self.monotonicNs())
-    }
-
-    func cancelRateReservation() {
-        bucket.cancelReservation()
-    }
-
-    /// The bearer token to send at `nowMs`, signed anew only when the cached one nears its end:
-    /// in isolation, so concurrent requests at that moment sign once between them.
-    func bearerToken(nowMs: Int64) throws(JWSError) -> String {
-        try tokens.token(nowMs: nowMs)
     }
 }

@@ -2,6 +2,7 @@ import Entitlements
 import Foundation
 import JWS
 import ServiceRuntime
+import Synchronization
 
 /// The App Store Server API client: signs each request with a short-lived ES256 token, keeps
 /// under the configured request rate, retries what Apple says is passing (with backoff and
@@ -9,13 +10,8 @@ import ServiceRuntime
 ///
 /// Returns Apple's signed data unverified: the service verifies every JWS with the same
 /// verifier, roots and bundle check as V2 notifications before anything is stored.
-///
-/// An actor because it owns the state every caller shares: the cached bearer token and the
-/// token bucket keeping to the request rate. Only reading and renewing those runs in its
-/// isolation (a reservation and a cache check per request, an ES256 signature every 15
-/// minutes); the endpoints, their HTTP exchanges, rate and backoff waits and decoding are
-/// nonisolated, so requests proceed in parallel and a slow Apple never holds the actor.
-public actor AppStoreServerClient {
+/// A final class with locked state (token cache, token bucket), so calls run in parallel.
+public final class AppStoreServerClient: Sendable {
     public struct Configuration: Sendable {
         public var credentials: ServerAPICredentials
         public var productionURL: URL
@@ -63,16 +59,16 @@ public actor AppStoreServerClient {
     public typealias RequestObserver = @Sendable (_ endpoint: Endpoint, _ environment: Environment,
                                                   _ status: Int, _ seconds: Double) -> Void
 
-    public nonisolated let configuration: Configuration
-    nonisolated let transport: any ServerAPITransport
-    nonisolated let now: UnixClock
-    nonisolated let observe: RequestObserver?
+    public let configuration: Configuration
+    let transport: any ServerAPITransport
+    let tokens: AuthorizationTokens
+    let bucket: Mutex<TokenBucket>
+    let now: UnixClock
+    let observe: RequestObserver?
     /// Waits out a backoff; injectable so tests check the delays without spending them.
-    nonisolated let sleep: @Sendable (Duration) async throws -> Void
+    let sleep: @Sendable (Duration) async throws -> Void
     /// A uniform draw in [0, 1] for jitter; injectable for tests.
-    nonisolated let jitter: @Sendable () -> Double
-    var tokens: AuthorizationTokens
-    var bucket: TokenBucket
+    let jitter: @Sendable () -> Double
 
     public init(configuration: Configuration, transport: any ServerAPITransport, now: @escaping UnixClock,
                 observe: RequestObserver? = nil,
@@ -81,14 +77,14 @@ public actor AppStoreServerClient {
         self.configuration = configuration
         self.transport = transport
         self.tokens = AuthorizationTokens(credentials: configuration.credentials)
-        self.bucket = TokenBucket(rate: configuration.requestsPerSecond, nowNs: Self.monotonicNs())
+        self.bucket = Mutex(TokenBucket(rate: configuration.requestsPerSecond, nowNs: Self.monotonicNs()))
         self.now = now
         self.observe = observe
         self.sleep = sleep
         self.jitter = jitter
     }
 
-    nonisolated func baseURL(_ environment: Environment) -> URL {
+    func baseURL(_ environment: Environment) -> URL {
         environment == .production ? configuration.productionURL : configuration.sandboxURL
     }
 

@@ -10,15 +10,10 @@ import ServiceRuntime
 /// returned only after that commit. The decision is in domain words (``IngestedNotification``);
 /// the webhook edge chooses the HTTP answer and the metric labels.
 ///
-/// An actor because it owns its part's state: the reconciliation run feeding it, at most one at
-/// a time (``reconciliationRun(_:sinceMs:)``). Ingesting takes nothing from that state, so
-/// ``ingest(_:)`` is nonisolated and never enters the actor: ES256 and X.509 checks are
-/// CPU-bound and independent, and concurrent notifications must verify in parallel across
-/// cores instead of queueing on one executor. The same notification arriving twice at once is
-/// applied once by the store (its processed sources, in the write's transaction), which also
-/// covers other replicas; an in-flight table here would cost two actor hops per notification
-/// and spare only the second arrival's write attempt.
-public actor NotificationIngestor {
+/// A final class, not an actor: it has no mutable state, and ES256 and X.509 checks are
+/// CPU-bound and independent, so concurrent notifications must verify in parallel on the
+/// cooperative pool instead of queueing on one actor executor.
+public final class NotificationIngestor: Sendable {
     public struct Configuration: Sendable {
         public var sharedSecret: String?
         public var bundleID: String?
@@ -30,15 +25,12 @@ public actor NotificationIngestor {
         }
     }
 
-    nonisolated let configuration: Configuration
-    nonisolated let verifier: JWSVerifier
-    nonisolated let repository: any EntitlementRepository
-    nonisolated let logger: Logger
-    nonisolated let now: UnixClock
-    nonisolated let observeOwnership: OwnershipObserver?
-
-    /// Whether a reconciliation run is feeding this ingestor now.
-    private var reconciling = false
+    let configuration: Configuration
+    let verifier: JWSVerifier
+    let repository: any EntitlementRepository
+    let logger: Logger
+    let now: UnixClock
+    let observeOwnership: OwnershipObserver?
 
     public init(configuration: Configuration, verifier: JWSVerifier, repository: any EntitlementRepository,
                 logger: Logger, now: @escaping UnixClock, observeOwnership: OwnershipObserver? = nil) {
@@ -51,7 +43,7 @@ public actor NotificationIngestor {
     }
 
     /// Validates, decodes and durably applies one webhook body.
-    public nonisolated func ingest(_ body: [UInt8]) async -> IngestedNotification {
+    public func ingest(_ body: [UInt8]) async -> IngestedNotification {
         guard body.count <= configuration.maxBodyBytes else {
             let rejection = NotificationRejection(.tooLarge, "body over \(configuration.maxBodyBytes) bytes")
             return IngestedNotification(version: .unknown, notificationID: "-", disposition: .rejected(rejection))
@@ -103,7 +95,7 @@ public actor NotificationIngestor {
 
     /// A token that is not a UUID binds nothing (the store ignores it): said once per
     /// transaction of the notification, so the app's developer can find the bad purchases.
-    private nonisolated func logMalformedTokens(in write: NotificationWrite) {
+    private func logMalformedTokens(in write: NotificationWrite) {
         for transaction in write.transactions {
             guard let token = transaction.appAccountToken, AppAccountToken.canonical(token) == nil else { continue }
             logger.warning("appAccountToken is not a UUID; the transaction binds to no account by it",
@@ -112,22 +104,11 @@ public actor NotificationIngestor {
     }
 
     /// The body told apart as V1 or V2 in one JSON pass (``NotificationBody``).
-    private nonisolated func decode(_ body: [UInt8]) throws(NotificationRejection) -> NotificationBody {
+    private func decode(_ body: [UInt8]) throws(NotificationRejection) -> NotificationBody {
         do {
             return try NotificationBody.decode(body, receivedAtMs: now())
         } catch {
             throw NotificationRejection(.malformed, "not a V1 or V2 notification: \(error)")
         }
-    }
-
-    /// Runs `reconciler`'s pass over Apple's notification history unless one is running already:
-    /// every run feeds this ingestor, so it is the one place that knows. The run itself, pages
-    /// and ingests, happens outside the actor's isolation; the actor is free meanwhile.
-    func reconciliationRun(_ reconciler: NotificationReconciler, sinceMs: Int64?)
-        async throws(ReconciliationError) -> ReconciliationReport {
-        guard !reconciling else { throw .alreadyRunning }
-        reconciling = true
-        defer { reconciling = false }
-        return await reconciler.run(sinceMs: sinceMs)
     }
 }

@@ -3,6 +3,7 @@ import EntitlementPorts
 import Entitlements
 import Foundation
 import ServiceRuntime
+import Synchronization
 
 /// Repairs missed notifications: asks Apple's notification history for what it sent since the
 /// stored watermark and feeds every signed payload through the webhook's own ingest path.
@@ -16,9 +17,7 @@ import ServiceRuntime
 /// Apple's history can show a notification a little after its signedDate; the first run looks
 /// back 7 days. The watermark of an environment moves to the window's end only after every page
 /// was fetched and every payload durably applied (the ingest call returns after the commit);
-/// any failure leaves it where it was, so the next run asks again. Runs never overlap: the
-/// ingestor they feed owns the one run in progress (``NotificationIngestor``), so this holds no
-/// state of its own.
+/// any failure leaves it where it was, so the next run asks again. Runs never overlap.
 public final class NotificationReconciler: Sendable {
     public struct Configuration: Sendable {
         /// How far before the watermark each window starts.
@@ -48,6 +47,7 @@ public final class NotificationReconciler: Sendable {
     let logger: Logger
     let now: UnixClock
     let observe: (@Sendable (ReconciliationReport) -> Void)?
+    private let running = Mutex(false)
 
     public init(configuration: Configuration = .init(), source: any NotificationHistorySource,
                 ingestor: NotificationIngestor, progress: any ReconciliationProgress, logger: Logger,
@@ -73,12 +73,11 @@ public final class NotificationReconciler: Sendable {
     /// One run over every environment: from `sinceMs` when given (an operator's on-demand
     /// window), else from each environment's watermark minus the overlap, to now.
     public func reconcile(sinceMs: Int64? = nil) async throws(ReconciliationError) -> ReconciliationReport {
-        try await ingestor.reconciliationRun(self, sinceMs: sinceMs)
-    }
-
-    /// The run ``reconcile(sinceMs:)`` admits, off the ingestor's isolation.
-    @concurrent
-    func run(sinceMs: Int64?) async -> ReconciliationReport {
+        guard running.withLock({ running in
+            defer { running = true }
+            return !running
+        }) else { throw .alreadyRunning }
+        defer { running.withLock { $0 = false } }
         let startedAt = now()
         var runs: [ReconciliationReport.EnvironmentRun] = []
         for environment in configuration.environments {

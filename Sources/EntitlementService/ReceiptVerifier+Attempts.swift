@@ -6,10 +6,8 @@ import ServiceRuntime
 extension ReceiptVerifier {
     /// One verification: walks production -> sandbox (or back) and retries as the status
     /// demands. Runs once per distinct receipt even when many callers wait on it. Fails with a
-    /// ``ReceiptVerificationError`` (or cancellation). Off the actor: it enters it only for
-    /// each attempt's permit.
-    @concurrent
-    nonisolated func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
+    /// ``ReceiptVerificationError`` (or cancellation).
+    func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
         let body = VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
         var environment = Environment.production
         var switchedEnvironment = false
@@ -70,33 +68,26 @@ extension ReceiptVerifier {
 
     /// One POST under a concurrency permit. HTTP 5xx, timeouts and connection errors are
     /// transport failures (retryable); an unreadable 200 body is too, since Apple does not
-    /// send them on purpose. Only taking and returning the permit run on the actor.
-    @concurrent
-    nonisolated func attempt(url: URL, body: [UInt8], environment: Environment) async throws -> AttemptOutcome {
-        try await acquirePermit()
-        let outcome: AttemptOutcome
-        do {
-            try Task.checkCancellation()
-            let started = ContinuousClock.now
-            outcome = try await post(url: url, body: body)
-            if let observe {
-                let elapsed = ContinuousClock.now - started
-                let observed: AppleCallOutcome
-                switch outcome {
-                case .response(let response): observed = .status(response.status)
-                case .failure(let failure): observed = .failure(failure)
-                }
-                observe(environment, observed, elapsed.inSeconds)
+    /// send them on purpose.
+    func attempt(url: URL, body: [UInt8], environment: Environment) async throws -> AttemptOutcome {
+        try await permits.acquire()
+        defer { permits.release() }
+        try Task.checkCancellation()
+        let started = ContinuousClock.now
+        let outcome = try await post(url: url, body: body)
+        if let observe {
+            let elapsed = ContinuousClock.now - started
+            let observed: AppleCallOutcome
+            switch outcome {
+            case .response(let response): observed = .status(response.status)
+            case .failure(let failure): observed = .failure(failure)
             }
-        } catch {
-            await releasePermit()
-            throw error
+            observe(environment, observed, elapsed.inSeconds)
         }
-        await releasePermit()
         return outcome
     }
 
-    private nonisolated func post(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
+    private func post(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
         let status: Int
         let responseBody: [UInt8]
         do {
@@ -115,7 +106,7 @@ extension ReceiptVerifier {
     }
 
     /// Exponential backoff with full jitter, so a burst of failures does not retry in lockstep.
-    nonisolated func backoff(_ failures: Int) async throws {
+    func backoff(_ failures: Int) async throws {
         let base = configuration.initialBackoff * (1 << min(failures - 1, 16))
         let ceiling = min(base, configuration.maxBackoff)
         let ceilingMs = ceiling.inFractionalMilliseconds

@@ -20,14 +20,9 @@ public struct VerifiedReceipt: Sendable {
 /// Holds no entitlement state. Errors are ``ReceiptVerificationError``s in the service's words;
 /// the RPC edge (``ServiceErrors``) phrases them for the caller.
 ///
-/// An actor because it owns the state every SubmitReceipt shares: the flights in progress
-/// (``shared(_:receiptData:)``) and the queue for the bound on calls to Apple
-/// (``PermitQueue``). Only that bookkeeping runs in its isolation, a few dictionary and queue
-/// steps per call. Hashing the receipt, the requests, waiting for Apple, backoff and decoding
-/// the answer run in nonisolated (`@concurrent`) functions on the cooperative pool
-/// (``verify(receiptData:sha256:)``, ``verifyOnce(receiptData:)``), so verifications proceed in
-/// parallel across cores and a slow Apple never holds the actor.
-public actor ReceiptVerifier {
+/// A final class, not an actor: it has no mutable state of its own (``FairSemaphore`` and
+/// ``SingleFlight`` lock theirs), and calls must run in parallel, not queue on one executor.
+public final class ReceiptVerifier: Sendable {
     public struct Configuration: Sendable {
         public var productionURL: URL
         public var sandboxURL: URL
@@ -62,19 +57,17 @@ public actor ReceiptVerifier {
         }
     }
 
-    nonisolated let configuration: Configuration
-    nonisolated let client: any AppleHTTPClient
-    nonisolated let now: UnixClock
-    nonisolated let observe: AppleCallObserver?
-    /// Waits out a backoff; injectable so tests check the delays without spending them.
-    nonisolated let sleep: @Sendable (Duration) async throws -> Void
+    let configuration: Configuration
+    let client: any AppleHTTPClient
+    let permits: FairSemaphore
     /// Flights by the receipt's SHA-256 (hex), not by the receipt: a receipt runs to hundreds of
     /// KB, which the dictionary hashed again on every call (a tenth of SubmitReceipt's CPU on a
     /// 300 KB one), while the digest is computed once per call anyway, for the replay key.
-    var flights: [String: ReceiptFlight] = [:]
-    var lastFlightID: UInt64 = 0
-    /// Calls to Apple allowed now, and the callers queued for one, first come first served.
-    var permits: PermitQueue
+    let flights = SingleFlight<String, VerifiedReceipt>()
+    let now: UnixClock
+    let observe: AppleCallObserver?
+    /// Waits out a backoff; injectable so tests check the delays without spending them.
+    let sleep: @Sendable (Duration) async throws -> Void
 
     /// Told about every call to Apple: the environment asked, the outcome and how long it took
     /// (the composition root turns the outcome into metric labels).
@@ -94,7 +87,7 @@ public actor ReceiptVerifier {
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.configuration = configuration
         self.client = client
-        self.permits = PermitQueue(permits: configuration.maxConcurrency)
+        self.permits = FairSemaphore(permits: configuration.maxConcurrency)
         self.now = now
         self.observe = observe
         self.sleep = sleep
@@ -102,15 +95,16 @@ public actor ReceiptVerifier {
 
     /// Verifies base64 receipt data. Concurrent calls with the same data share one verification;
     /// each caller's cancellation (RPC gone, deadline) ends only its own wait.
-    public nonisolated func verify(receiptData: String) async throws -> VerifiedReceipt {
+    public func verify(receiptData: String) async throws -> VerifiedReceipt {
         try await verify(receiptData: receiptData, sha256: SHA256.hexHash(receiptData.utf8))
     }
 
     /// ``verify(receiptData:)`` for a caller that already has the data's digest:
     /// `SHA256.hexHash(receiptData.utf8)`, which joins identical receipts in one flight.
-    /// Nonisolated: the caller enters the actor only to join a flight.
-    public nonisolated func verify(receiptData: String, sha256: String) async throws -> VerifiedReceipt {
-        let verified = try await shared(sha256, receiptData: receiptData)
+    public func verify(receiptData: String, sha256: String) async throws -> VerifiedReceipt {
+        let verified = try await flights.run(sha256) { [self] in
+            try await self.verifyOnce(receiptData: receiptData)
+        }
         if let expected = configuration.bundleID, verified.bundleID != expected {
             throw ReceiptVerificationError.otherBundle(found: verified.bundleID, expected: expected)
         }

@@ -55,7 +55,7 @@ struct PolicyTests {
     @Test func tokenCarriesApplesHeaderAndClaimsAndIsReusedUntilNearExpiry() throws {
         let credentials = ServerAPICredentials(keyID: "ABC123", issuerID: "57246542-96fe-1a63-e053-0824d011072a",
                                                bundleID: "com.example.app", key: try ES256SigningKey.generate())
-        var tokens = AuthorizationTokens(credentials: credentials, lifetimeSeconds: 1200, renewBeforeSeconds: 300)
+        let tokens = AuthorizationTokens(credentials: credentials, lifetimeSeconds: 1200, renewBeforeSeconds: 300)
         let first = try tokens.token(nowMs: 1_000_000_000_000)
         let parts = first.split(separator: ".").map(String.init)
         #expect(parts.count == 3)

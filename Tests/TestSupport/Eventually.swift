@@ -20,17 +20,6 @@ public func eventually(
     }
 }
 
-/// ``eventually(_:within:_:)`` for a condition that asks an actor.
-public func eventually(
-    _ what: String, within budget: Duration = .seconds(60), _ condition: () async throws -> Bool
-) async throws {
-    var budget = PollBudget(budget)
-    while try await !condition() {
-        guard budget.spend() else { throw WaitTimedOut(what: what) }
-        try await Task.sleep(for: budget.nextInterval())
-    }
-}
-
 /// ``eventually(_:within:_:)`` for a thread that cannot await (a synchronous test, a handler
 /// on a loop thread): the same budget, the thread blocked between polls.
 public func eventuallyBlocking(
