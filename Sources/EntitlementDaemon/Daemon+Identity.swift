@@ -35,7 +35,7 @@ extension Daemon {
     /// `GET /admin/owners?original_transaction_id=ID`: who owned the chain and when, oldest first.
     func addOwnersOperation(_ tokens: any AccountTokens, to routes: inout HTTPRouter) {
         routes.add("GET", "/admin/owners") { request, writer in
-            guard let chain = OwnersJSON.chainID(query: request.path), ReceiptChainID.isValid(chain) else {
+            guard let chain = OwnersJSON.chainID(query: request.path), ReceiptSubmission.isTransactionID(chain) else {
                 writer.respond(.json(400, WebhookAdminJSON.error(
                     "send ?original_transaction_id=ID with an App Store original transaction id (digits)")))
                 return
@@ -47,13 +47,6 @@ extension Daemon {
                 writer.respond(.json(503, WebhookAdminJSON.error("cannot read the chain's owners; retry later")))
             }
         }
-    }
-}
-
-/// Apple's transaction ids are decimal digits; anything else is refused before a read.
-enum ReceiptChainID {
-    static func isValid(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 32 && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 }
 

@@ -91,7 +91,7 @@ extension ReceiptSubmission {
     }
 
     /// Apple's transaction ids are decimal digits; refusing anything else here saves a call.
-    static func isTransactionID(_ text: String) -> Bool {
+    public static func isTransactionID(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 32
             && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }

@@ -39,7 +39,7 @@ public enum AppAccountToken {
     /// A new random token: a version 4 UUID from the system's generator (122 random bits), so
     /// it cannot be computed from the user id or guessed from other users' tokens.
     public static func random() -> String {
-        canonical(UUIDText.random())!
+        UUIDText.random()
     }
 }
 
