@@ -28,6 +28,8 @@ extension EntitlementV1 {
         public var entitlementID: String = ""
         /// The app account token Apple signed into the chain (lowercase UUID), or empty.
         public var appAccountToken: String = ""
+        /// The grant behind a promotional entitlement (``ProductType/promotional``), or empty.
+        public var grantID: String = ""
 
         public init() {}
 
@@ -84,6 +86,7 @@ extension EntitlementV1 {
                 case (13, .varint): environment = Environment(rawValue: try reader.readEnum())
                 case (14, .lengthDelimited): latestTransactionID = try reader.readString()
                 case (15, .lengthDelimited): entitlementID = try reader.readString()
+                case (16, .lengthDelimited): grantID = try reader.readString()
                 case (17, .lengthDelimited): appAccountToken = try reader.readString()
                 default: try reader.skip(field)
                 }
@@ -106,6 +109,7 @@ extension EntitlementV1 {
             writer.writeEnum(environment, field: 13)
             writer.writeString(latestTransactionID, field: 14)
             writer.writeString(entitlementID, field: 15)
+            writer.writeString(grantID, field: 16)
             writer.writeString(appAccountToken, field: 17)
         }
     }

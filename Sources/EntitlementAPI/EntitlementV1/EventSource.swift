@@ -15,6 +15,8 @@ extension EntitlementV1 {
         public static let receipt = EventSource(rawValue: 1)
         public static let notificationV1 = EventSource(rawValue: 2)
         public static let notificationV2 = EventSource(rawValue: 3)
+        public static let serverAPI = EventSource(rawValue: 4)
+        public static let `operator` = EventSource(rawValue: 5)
 
         public var description: String {
             switch self {
@@ -22,6 +24,8 @@ extension EntitlementV1 {
             case .receipt: "EVENT_SOURCE_RECEIPT"
             case .notificationV1: "EVENT_SOURCE_NOTIFICATION_V1"
             case .notificationV2: "EVENT_SOURCE_NOTIFICATION_V2"
+            case .serverAPI: "EVENT_SOURCE_SERVER_API"
+            case .operator: "EVENT_SOURCE_OPERATOR"
             default: "EventSource(\(rawValue))"
             }
         }

@@ -24,6 +24,11 @@ extension EntitlementV1 {
         public static let billingRecovered = EventType(rawValue: 10)
         public static let productChange = EventType(rawValue: 11)
         public static let ownershipTransfer = EventType(rawValue: 12)
+        public static let grant = EventType(rawValue: 13)
+        public static let grantRevoked = EventType(rawValue: 14)
+        public static let renewalExtended = EventType(rawValue: 15)
+        public static let consumptionRequest = EventType(rawValue: 16)
+        public static let refundDeclined = EventType(rawValue: 17)
         public static let claimRefused = EventType(rawValue: 18)
 
         public var description: String {
@@ -41,6 +46,11 @@ extension EntitlementV1 {
             case .billingRecovered: "EVENT_TYPE_BILLING_RECOVERED"
             case .productChange: "EVENT_TYPE_PRODUCT_CHANGE"
             case .ownershipTransfer: "EVENT_TYPE_OWNERSHIP_TRANSFER"
+            case .grant: "EVENT_TYPE_GRANT"
+            case .grantRevoked: "EVENT_TYPE_GRANT_REVOKED"
+            case .renewalExtended: "EVENT_TYPE_RENEWAL_EXTENDED"
+            case .consumptionRequest: "EVENT_TYPE_CONSUMPTION_REQUEST"
+            case .refundDeclined: "EVENT_TYPE_REFUND_DECLINED"
             case .claimRefused: "EVENT_TYPE_CLAIM_REFUSED"
             default: "EventType(\(rawValue))"
             }

@@ -16,6 +16,7 @@ extension EntitlementV1 {
         public static let nonRenewing = ProductType(rawValue: 2)
         public static let nonConsumable = ProductType(rawValue: 3)
         public static let consumable = ProductType(rawValue: 4)
+        public static let promotional = ProductType(rawValue: 5)
 
         public var description: String {
             switch self {
@@ -24,6 +25,7 @@ extension EntitlementV1 {
             case .nonRenewing: "PRODUCT_TYPE_NON_RENEWING"
             case .nonConsumable: "PRODUCT_TYPE_NON_CONSUMABLE"
             case .consumable: "PRODUCT_TYPE_CONSUMABLE"
+            case .promotional: "PRODUCT_TYPE_PROMOTIONAL"
             default: "ProductType(\(rawValue))"
             }
         }
