@@ -14,10 +14,12 @@ extension Daemon {
             let store = try location.open(configuration: configuration, poolSize: poolSize) { readiness in
                 switch readiness {
                 case let .unavailable(reason):
-                    logger.warning("PostgreSQL LISTEN connection dropped: cleared the facts cache, reconnecting; "
+                    // The reason says which: the LISTEN connection dropped, or the database is read-only.
+                    logger.warning("PostgreSQL cannot take writes now: "
                                    + "/readyz answers 503 store_unavailable until it is back", [("error", reason)])
                 case .ready:
-                    logger.info("PostgreSQL LISTEN connection restored: /readyz answers 200 again")
+                    logger.info("PostgreSQL LISTEN connection restored and the database takes writes: "
+                                + "/readyz answers 200 again")
                 }
             }
             if case .postgres = location {

@@ -16,7 +16,8 @@ import Synchronization
 /// announces the newest sequence so observers catch up. Its own replica's notifications are
 /// skipped: the writer already invalidated and announced before answering.
 ///
-/// While the connection is down the replica is ``StoreReadiness/unavailable(reason:)``: it
+/// While the connection is down, or the database refuses writes (a standby, or read-only), the
+/// replica is ``StoreReadiness/unavailable(reason:)``. While the connection is down it
 /// cannot hear the others' writes (its cache is cleared every attempt, so reads go to a
 /// database it likely cannot reach either), and the listener is the one connection always open
 /// and watched, retried every 250 ms, so "connected" means "the database answers now". Its
@@ -35,6 +36,8 @@ final class ChangeListener: @unchecked Sendable {
     private let latestSequence: @Sendable () -> Int64?
     private let onChange: (@Sendable (StoreReadiness) -> Void)?
     private let state = Locked(StoreReadiness.ready)
+    /// Whether the outage last told to the owner was a read-only database (listener thread only).
+    private var reportedReadOnly = false
     private let stopped = Atomic<Bool>(false)
     private let finished = Locked<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
@@ -81,6 +84,7 @@ final class ChangeListener: @unchecked Sendable {
 
     private func run() {
         var connected = true
+        var nextWritableCheck = ContinuousClock.now
         while !stopped.load(ordering: .acquiring) {
             do {
                 if !connected {
@@ -88,8 +92,13 @@ final class ChangeListener: @unchecked Sendable {
                     try connection.execute("SELECT 1")
                     connected = true
                     cache.invalidateAll()
-                    report(.ready)
                     if let latest = latestSequence() { announce(latest) }
+                    nextWritableCheck = .now
+                }
+                if ContinuousClock.now >= nextWritableCheck {
+                    nextWritableCheck = .now + Self.writableCheckInterval
+                    let readOnly = try readOnlyReason()
+                    report(readOnly.map { .unavailable(reason: $0) } ?? .ready, readOnly: readOnly != nil)
                 }
                 for (channel, payload) in try connection.waitForNotifications(timeoutMs: 250) {
                     receive(channel: channel, payload: payload)
@@ -112,14 +121,34 @@ final class ChangeListener: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Records `readiness` (the newest reason while down) and tells the owner when the
-    /// connection went down or came back, not on every failed retry.
-    private func report(_ readiness: StoreReadiness) {
+    /// How often the listener asks whether the database still takes writes: a primary demoted
+    /// to a standby by a failover, or one set read-only by an operator, answers every write with
+    /// an error while its connections stay healthy, and only asking tells.
+    static let writableCheckInterval = Duration.seconds(1)
+
+    /// Why the database refuses writes now, or nil when it takes them. A new session's
+    /// `transaction_read_only` follows `default_transaction_read_only` (ALTER SYSTEM and a
+    /// reload reach this long-lived session too).
+    private func readOnlyReason() throws(PostgreSQLError) -> String? {
+        let answer = try connection.scalarString("""
+            SELECT CASE WHEN pg_is_in_recovery() THEN 'a standby (in recovery)'
+                        WHEN current_setting('transaction_read_only') = 'on' THEN 'read-only'
+                        ELSE '' END
+            """) ?? ""
+        return answer.isEmpty ? nil : "PostgreSQL is \(answer): writes would fail, checking again every second"
+    }
+
+    /// Records `readiness` (the newest reason while down) and tells the owner when the store
+    /// went down or came back, or went from unreachable to read-only or back (the operator
+    /// needs the cause), not on every failed retry.
+    private func report(_ readiness: StoreReadiness, readOnly: Bool = false) {
         let changed = state.withLock { current in
             defer { current = readiness }
             return (current == .ready) != (readiness == .ready)
         }
-        if changed { onChange?(readiness) }
+        let causeChanged = readiness != .ready && readOnly != reportedReadOnly
+        reportedReadOnly = readiness != .ready && readOnly
+        if changed || causeChanged { onChange?(readiness) }
     }
 
     func receive(channel: String, payload: String) {

@@ -228,6 +228,37 @@ def test_postgresql_outage_takes_the_replica_out_and_its_return_puts_it_back(pb,
 
 
 @needs_postgres
+def test_a_read_only_postgresql_takes_the_replica_out_and_a_writable_one_puts_it_back(pb, server, postgres_database):
+    """A database that answers but refuses writes (a primary demoted to a standby by a failover,
+    or set read-only by an operator) is an outage for a replica too: every write would fail. The
+    read-only default reaches new sessions, so the sessions are ended to make the replica's
+    reconnect to a read-only database (as after a failover)."""
+    name, url = postgres_database
+    s = server("--database", url)
+    channel = s.channel()
+    seed(pb, channel, "alice", [tx("1", "1", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+    assert get(s.address, "/readyz") == (200, "ok")
+
+    psql(f"ALTER DATABASE {name} SET default_transaction_read_only = on")
+    psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+    wait_until("/readyz 503", lambda: get(s.address, "/readyz") == (503, "store_unavailable\n"), WITHIN)
+    # The sessions' end takes it out first; the reconnect then finds the database read-only.
+    wait_until("the read-only cause in the log", lambda: "PostgreSQL is read-only" in s.stderr(), WITHIN)
+    assert get(s.address, "/readyz") == (503, "store_unavailable\n"), "reconnected, still out: read-only"
+    assert health_status(pb, channel) == pb.health.HealthCheckResponse.NOT_SERVING
+    with pytest.raises(grpc.RpcError) as refused:
+        seed(pb, channel, "bob", [tx("2", "2", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE, refused.value.details()
+    assert check(pb, channel, "alice", product="pro.monthly").active, "reads still answer"
+
+    psql(f"ALTER DATABASE {name} RESET default_transaction_read_only")
+    psql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'")
+    wait_until("/readyz 200", lambda: get(s.address, "/readyz") == (200, "ok"), WITHIN)
+    seed(pb, channel, "bob", [tx("2", "2", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+    assert check(pb, channel, "bob", product="pro.monthly").active
+
+
+@needs_postgres
 @pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy is not installed")
 def test_haproxy_takes_a_replica_whose_store_is_down_out_within_5_s(pb, server, tmp_path):
     """Two replicas behind haproxy (`balance first`: replica 0 while it is up), each on a
