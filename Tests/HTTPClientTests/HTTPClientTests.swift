@@ -163,7 +163,11 @@ struct HTTPClientTests {
         }
         defer { peer.close() }
         let client = HTTPClient(maxConnectionsPerHost: 1)
-        let call = Task { try await self.post(client, peer.url, timeout: .seconds(60)) }
+        // The transfer's own timeout must outlast any stall of this test's task: Swift Testing
+        // runs every suite at once on one thread per core, and a loaded run starved the task
+        // between the request reaching the peer and the cancel for over 60 s (the transfer then
+        // timed out first). Only the cancel ends a transfer whose peer stalls this long.
+        let call = Task { try await self.post(client, peer.url, timeout: .seconds(900)) }
         try await eventually("the request reached the peer") { !peer.requests.isEmpty }
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }

@@ -91,13 +91,12 @@ struct HTTPClientWebhookTransportTests {
         let receiver = try Receiver()
         defer { receiver.stop() }
         let transport = HTTPClientWebhookTransport(maxConnectionsPerHost: 2)
-        let began = ContinuousClock.now
+        // The receiver never answers: only the timeout can end the call, so its ending at all
+        // with "timed out" shows the 300 ms reached libcurl. No bound on the elapsed time: a
+        // loaded run starved this task for over 60 s after the transfer had ended.
         let result = await transport.post(receiver.url("/silent"), headers: headers, body: [],
                                           timeout: .milliseconds(300))
         #expect(result == .failed("timed out"))
-        // The receiver never answers: only the timeout can end the call. The bound is loose on
-        // purpose, since a loaded machine can stall the test process for seconds.
-        #expect(ContinuousClock.now - began < .seconds(60))
     }
 
     @Test func aClosedPortIsConnectionRefused() async throws {
