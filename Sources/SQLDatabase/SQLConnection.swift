@@ -68,4 +68,12 @@ public protocol SQLConnection: AnyObject, SendableMetatype {
 public protocol SQLFailure: Error {
     var isConstraintViolation: Bool { get }
     var isTransient: Bool { get }
+    /// The database file or its disk failed (I/O error, disk full, read-only, cannot open): no
+    /// write can succeed until an operator (or freed space) repairs it. An engine reached over
+    /// the network answers false; its outages show on its connections.
+    var isFileFailure: Bool { get }
+}
+
+extension SQLFailure {
+    public var isFileFailure: Bool { false }
 }

@@ -25,6 +25,9 @@ public struct SQLiteError: SQLFailure, CustomStringConvertible, Sendable {
     /// statement's; the same statement may succeed later.
     public var isTransient: Bool { [5, 6, 10, 13, 14, 15].contains(primaryCode) }
 
+    /// SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN.
+    public var isFileFailure: Bool { [8, 10, 13, 14].contains(primaryCode) }
+
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (SQL: \(sql))" }

@@ -63,6 +63,8 @@ public actor SQLStore<DB: StorageEngine> {
     /// The other processes on the same database and how this one keeps in step with them
     /// (PostgreSQL's LISTEN connection and singleton lease); nil when one process owns it.
     package nonisolated let replicas: (any StoreReplicas)?
+    /// Whether the writer can write the file now (shared with the writer, read by readiness).
+    package nonisolated let writerHealth: WriterHealth
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -74,6 +76,8 @@ public actor SQLStore<DB: StorageEngine> {
          publish: Writer<DB>.Publish? = nil,
          replicas makeReplicas: ((ReplicaHooks) throws -> any StoreReplicas)? = nil) throws {
         self.location = location
+        let writerHealth = WriterHealth()
+        self.writerHealth = writerHealth
         cache = FactsCache(capacity: configuration.factsCacheCapacity)
         clock = configuration.clock
         self.readers = readers
@@ -95,7 +99,7 @@ public actor SQLStore<DB: StorageEngine> {
                                 cache: cache, readers: readers, statistics: statisticsCounter,
                                 singletonDuties: singletonDuties, executor: executor,
                                 maxBatchSize: max(1, configuration.maxBatchSize), onCommit: configuration.onCommit,
-                                publish: publish)
+                                publish: publish, health: writerHealth)
         } catch {
             throw StoreError.storage(error, "preparing the writer's savepoint")
         }
@@ -165,10 +169,14 @@ public actor SQLStore<DB: StorageEngine> {
     /// What the writer has committed so far; cheap, for metrics.
     public nonisolated var statistics: StoreStatistics { statisticsCounter.withLock { $0 } }
 
-    /// Whether calls can be served now; cheap, read by every `/healthz`. A file is always
-    /// ready (its faults fail the calls that meet them); a shared database is not while this
-    /// process cannot hear the others' writes (see ``StoreReplicas/readiness``).
-    public nonisolated var readiness: StoreReadiness { replicas?.readiness ?? .ready }
+    /// Whether calls can be served now; cheap, read by every `/readyz`. Not while the file or
+    /// its disk fails writes (``WriterHealth``: cleared by the next commit or the writer's
+    /// probe), nor, for a shared database, while this process cannot hear the others' writes or
+    /// the database refuses writes (see ``StoreReplicas/readiness``).
+    public nonisolated var readiness: StoreReadiness {
+        if let reason = writerHealth.failureReason { return .unavailable(reason: reason) }
+        return replicas?.readiness ?? .ready
+    }
 
     /// Whether this process's writer runs the timed work (time-driven changes at their instant,
     /// retention pruning; see ``Writer/singletonDuties``); on by default, and the daemon gives it

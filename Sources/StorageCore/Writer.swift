@@ -72,12 +72,18 @@ package final class Writer<DB: StorageEngine> {
     private var hasRun = false
     /// Set by ``close()``: the connection is closed and every later write is refused.
     package private(set) var isClosed = false
+    /// Whether the file takes writes (see ``WriterHealth``); read by the store's readiness.
+    package let health: WriterHealth
+    /// When a failing writer next probes its file (``probeFileWhileFailing()``).
+    var nextFileProbeAt = ContinuousClock.now
 
     package init(db: DB, recorder: FactsRecorder<DB>, changes: ChangeRecorder<DB>, changeLog: ChangeLogSettings,
          cache: FactsCache, readers: ReaderPool<DB>, statistics: Locked<StoreStatistics>,
          singletonDuties: Locked<Bool>, executor: WriterExecutor<WriteJob<DB>>, maxBatchSize: Int,
-         onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil) throws {
+         onCommit: (@Sendable (Int, Double) -> Void)? = nil, publish: Publish? = nil,
+         health: WriterHealth = WriterHealth()) throws {
         writeSavepoint = try SQLSavepoint(db, name: "fact_write")
+        self.health = health
         self.onCommit = onCommit
         self.publish = publish
         self.db = db
@@ -125,7 +131,9 @@ package final class Writer<DB: StorageEngine> {
         }
         commit(executor.takeWork(limit: maxBatchSize))
         runTimedWork()
-        return millisecondsUntilTimedWork()
+        probeFileWhileFailing()
+        let timedWork = millisecondsUntilTimedWork()
+        return millisecondsUntilFileProbe().map { min($0, timedWork) } ?? timedWork
     }
 
     /// Commits what is queued, then closes every connection (SQLite checkpoints its WAL when the
@@ -193,10 +201,12 @@ package final class Writer<DB: StorageEngine> {
                 commit(batch, retryingLostConnection: false)
                 return
             }
+            noteFailure(error)
             let failure = StoreError.storage(error, "storing the write")
             answers = [{ Self.fail(batch[0], failure) }]
         }
         if committed {
+            health.recover()
             statistics.withLock { counters in
                 counters.commits += 1
                 counters.appliedWrites += applied
