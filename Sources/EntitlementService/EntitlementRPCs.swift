@@ -21,11 +21,14 @@ public struct EntitlementRPCs: Sendable {
     let refresh: EntitlementRefresh?
     /// GetAppAccountToken; without one the RPC answers UNIMPLEMENTED.
     let accountTokens: (any AccountTokens)?
+    /// GrantEntitlement and RevokeGrant; without one they answer UNIMPLEMENTED.
+    let grants: (any GrantStore)?
 
     public init(repository: any EntitlementRepository, catalog: Catalog, receipts: ReceiptSubmission,
                 now: @escaping UnixClock, refresh: EntitlementRefresh? = nil,
-                accountTokens: (any AccountTokens)? = nil) {
+                accountTokens: (any AccountTokens)? = nil, grants: (any GrantStore)? = nil) {
         self.accountTokens = accountTokens
+        self.grants = grants
         self.repository = repository
         self.catalog = catalog
         self.receipts = receipts
@@ -67,6 +70,7 @@ public struct EntitlementRPCs: Sendable {
             ) async throws -> EntitlementV1.GetAppAccountTokenResponse in
             try await self.appAccountToken(request)
         }
+        registerGrants(into: &router)
     }
 
     func appAccountToken(

@@ -40,7 +40,14 @@ extension ChangeRecorder {
             let info = RenewalInfo(row: renewals)
             facts.renewalInfos[info.originalTransactionID] = info
         }
+        facts.grants = try grants(userRow: userRow)
         return facts
+    }
+
+    package func grants(userRow: Int64) throws -> [Grant] {
+        let select = try db.prepare(Grant.ofUserRowSQL)
+        select.bind(userRow, at: 1)
+        return try Grant.read(select)
     }
 
     package func heads(userRow: Int64) throws -> [Entitlement] {

@@ -82,10 +82,13 @@ package final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     /// transaction as every change to the user's facts, so whichever snapshot answers, it holds
     /// a committed, complete state of the user.
     package func facts(userID: String) throws -> UserFacts {
-        if let facts = try UserFacts.readRecord(userRecord, userID: userID, name: productName(row:)) {
-            return facts
-        }
-        return try UserFacts.readTables(userTables, userID: userID)
+        var facts = try UserFacts.readRecord(userRecord, userID: userID, name: productName(row:))
+            ?? UserFacts.readTables(userTables, userID: userID)
+        // Grants are not in the record: few users have any, and the record's format stays as is.
+        let grants = try db.prepare(Grant.ofUserSQL)
+        grants.bind(userID, at: 1)
+        facts.grants = try Grant.read(grants)
+        return facts
     }
 
     /// The name in `product_names` row `row`, read in the record's snapshot the first time (the
