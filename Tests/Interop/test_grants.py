@@ -9,6 +9,7 @@ import time
 import grpc
 import pytest
 
+from test_entitlementctl import ctl  # noqa: F401 (a fixture)
 from test_entitlements import tx
 from test_postgres_store import SERVER_URL, fresh_database  # noqa: F401 (a fixture)
 
@@ -258,3 +259,30 @@ def test_grants_survive_a_restart(pb, server, database, tokens):
     again = server("--database", database, "--auth-tokens-file", tokens)
     answer = check(pb, again, "p1", entitlement="pro")
     assert answer.active and answer.entitlements[0].grant_id == reply.grant_id
+
+
+def test_entitlementctl_grants_and_revokes(pb, s, ctl):
+    env = {"ENTITLEMENTCTL_TOKEN": SUPPORT}
+    r = ctl("grant", "c1", "pro", "--for", "7d", "--reason", "ticket 42", "--json", server=s, env=env)
+    assert r.returncode == 0, r.stderr
+    granted = json.loads(r.stdout)
+    grant_id = granted["grantId"]
+    e = granted["entitlement"]
+    assert e["grantId"] == grant_id and e["state"] == "ENTITLEMENT_STATE_ACTIVE" and e["entitlementId"] == "pro"
+    assert int(e["expiresAtMs"]) - int(e["purchasedAtMs"]) == 7 * DAY, "exactly --for"
+    table = ctl("check", "c1", "--entitlement", "pro", server=s, env={"ENTITLEMENTCTL_TOKEN": RPC})
+    assert table.returncode == 0, table.stderr
+    row = table.stdout.splitlines()[3].split()
+    assert row[0] == "-" and row[1] == "active" and row[-2:] == ["pro", grant_id], table.stdout
+    r = ctl("revoke-grant", "c1", grant_id, "--reason", "ticket 43", server=s, env=env)
+    assert r.returncode == 0 and f"revoked grant {grant_id} of c1" in r.stdout and "revoked" in r.stdout.split("\n", 1)[1], r
+    assert ctl("check", "c1", server=s, env={"ENTITLEMENTCTL_TOKEN": RPC}).returncode == 1
+    # What the server refuses, the caller hears with the status name.
+    r = ctl("grant", "c1", "pro", "--for", "7d", server=s, env=env)
+    assert r.returncode == 3 and r.stderr.startswith("INVALID_ARGUMENT: reason is required"), r.stderr
+    r = ctl("grant", "c1", "pro", "--for", "7d", "--reason", "x", server=s, env={"ENTITLEMENTCTL_TOKEN": VIEWER})
+    assert r.returncode == 3 and r.stderr.startswith("PERMISSION_DENIED: "), r.stderr
+    r = ctl("grant", "c1", "pro", "--reason", "x", server=s, env=env)
+    assert r.returncode == 2 and "--for" in r.stderr, r.stderr
+    r = ctl("revoke-grant", "c1", "gnope", "--reason", "x", server=s, env=env)
+    assert r.returncode == 3 and r.stderr.startswith("NOT_FOUND: "), r.stderr
