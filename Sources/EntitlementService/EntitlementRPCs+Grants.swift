@@ -43,6 +43,12 @@ extension EntitlementRPCs {
             try await store.grant(GrantWrite(userID: request.userID, grant: grant,
                                              idempotencyKey: request.idempotencyKey, recordedAtMs: recordedAtMs))
         }
+        if stored.grantID == grant.grantID {
+            logger?.info("entitlement granted", [
+                ("actor", caller.actor), ("user_id", request.userID), ("grant_id", stored.grantID),
+                ("entitlement_id", stored.entitlementID), ("expires_at_ms", String(stored.expiresAtMs)),
+                ("reason", stored.reason)])
+        }
         return EntitlementV1.GrantEntitlementResponse(entitlement: answer(for: stored), grantID: stored.grantID)
     }
 
@@ -56,10 +62,17 @@ extension EntitlementRPCs {
         guard !request.reason.allSatisfy(\.isWhitespace) else {
             throw RPCError(.invalidArgument, "reason is required: say why the grant is revoked (history shows it)")
         }
+        let revokedAtMs = now()
         let revoked = try await withStoreErrors {
             try await store.revokeGrant(GrantRevocation(userID: request.userID, grantID: request.grantID,
                                                         actor: caller.actor, reason: request.reason,
-                                                        revokedAtMs: now()))
+                                                        revokedAtMs: revokedAtMs))
+        }
+        // A grant revoked before is answered as it was; only this revocation is logged.
+        if revoked.revokedAtMs == revokedAtMs && revoked.revocationReason == request.reason {
+            logger?.info("grant revoked", [
+                ("actor", caller.actor), ("user_id", request.userID), ("grant_id", revoked.grantID),
+                ("reason", request.reason)])
         }
         return EntitlementV1.RevokeGrantResponse(entitlement: answer(for: revoked))
     }

@@ -23,12 +23,15 @@ public struct EntitlementRPCs: Sendable {
     let accountTokens: (any AccountTokens)?
     /// GrantEntitlement and RevokeGrant; without one they answer UNIMPLEMENTED.
     let grants: (any GrantStore)?
+    /// Where grants and revocations are logged (an audit trail beside history), by actor.
+    let logger: Logger?
 
     public init(repository: any EntitlementRepository, catalog: Catalog, receipts: ReceiptSubmission,
                 now: @escaping UnixClock, refresh: EntitlementRefresh? = nil,
-                accountTokens: (any AccountTokens)? = nil, grants: (any GrantStore)? = nil) {
+                accountTokens: (any AccountTokens)? = nil, grants: (any GrantStore)? = nil, logger: Logger? = nil) {
         self.accountTokens = accountTokens
         self.grants = grants
+        self.logger = logger
         self.repository = repository
         self.catalog = catalog
         self.receipts = receipts

@@ -162,8 +162,13 @@ def test_revocation_is_recorded_with_actor_and_reason_and_is_not_retroactive(pb,
     for e, reason in zip(events, ["abuse", "refund dispute goodwill"]):
         assert e.source == pb.ent.EVENT_SOURCE_OPERATOR and e.actor == "alice" and e.reason == reason
         assert e.product_id == "pro" and e.transaction_id == reply.grant_id and e.original_transaction_id == ""
+    log = s.stderr()
+    granted = [line for line in log.splitlines() if "entitlement granted" in line]
+    assert len(granted) == 1 and "alice" in granted[0] and reply.grant_id in granted[0], log
+    revoked_lines = [line for line in log.splitlines() if "grant revoked" in line]
+    assert len(revoked_lines) == 1 and "abuse" in revoked_lines[0], "the repeated revocation changed nothing"
     for token in (SUPPORT, VIEWER, RPC, LEGACY):
-        assert token not in s.stderr()
+        assert token not in log
 
 
 def test_explain_names_the_grant_its_actor_and_reason(pb, s):
@@ -286,3 +291,28 @@ def test_entitlementctl_grants_and_revokes(pb, s, ctl):
     assert r.returncode == 2 and "--for" in r.stderr, r.stderr
     r = ctl("revoke-grant", "c1", "gnope", "--reason", "x", server=s, env=env)
     assert r.returncode == 3 and r.stderr.startswith("NOT_FOUND: "), r.stderr
+
+
+def test_webhooks_carry_grants_as_proto3_json(pb, server, database, tokens, monkeypatch):
+    from google.protobuf import json_format
+    from test_webhooks import FAST_RETRY, SECRET
+    from webhook_receiver import Receiver
+    monkeypatch.setenv("ENTITLEMENTD_TESTING_WEBHOOK_RETRY", FAST_RETRY)
+    receiver = Receiver(SECRET.encode())
+    hooked = server("--database", database, "--auth-tokens-file", tokens, "--webhook-url", receiver.url,
+                    "--webhook-secret", SECRET)
+    reply = grant(pb, hooked, "w1")
+    revoke(pb, hooked, "w1", reply.grant_id)
+    deadline = time.monotonic() + 30
+    while len(receiver.accepted()) < 2:
+        assert time.monotonic() < deadline, "both changes delivered"
+        time.sleep(0.05)
+    bodies = [a.body for a in receiver.accepted()]
+    assert [b["entitlement"]["state"] for b in bodies] == ["ENTITLEMENT_STATE_ACTIVE", "ENTITLEMENT_STATE_REVOKED"]
+    for body in bodies:
+        assert body["userId"] == "w1" and body["entitlement"]["grantId"] == reply.grant_id
+        assert "originalTransactionId" not in body["entitlement"] and "productId" not in body["entitlement"]
+        # What a receiver's protobuf library reads back.
+        parsed = json_format.ParseDict(body, pb.ent.EntitlementChange())
+        assert parsed.entitlement.product_type == pb.ent.PRODUCT_TYPE_PROMOTIONAL
+    receiver.stop()
