@@ -23,7 +23,9 @@ extension EntitlementRPCs {
         }
     }
 
-    func grantEntitlement(
+    /// GrantEntitlement for `caller`, who must already hold an operator role: public so the
+    /// console grants through the same checks, history and audit log as the RPC.
+    public func grantEntitlement(
         _ request: EntitlementV1.GrantEntitlementRequest, by caller: Principal
     ) async throws -> EntitlementV1.GrantEntitlementResponse {
         let store = try grantStore(userID: request.userID)
@@ -52,7 +54,8 @@ extension EntitlementRPCs {
         return EntitlementV1.GrantEntitlementResponse(entitlement: answer(for: stored), grantID: stored.grantID)
     }
 
-    func revokeGrant(
+    /// RevokeGrant for `caller` (an operator), public for the console as ``grantEntitlement(_:by:)``.
+    public func revokeGrant(
         _ request: EntitlementV1.RevokeGrantRequest, by caller: Principal
     ) async throws -> EntitlementV1.RevokeGrantResponse {
         let store = try grantStore(userID: request.userID)
