@@ -12,12 +12,15 @@ struct TokenLine {
         token = words[0]
         var name: String?
         var roles: Set<Principal.Role>?
-        for word in words.dropFirst() {
+        for (position, word) in words.enumerated().dropFirst() {
             func fail(_ message: String) -> TokensFileError {
                 TokensFileError(lineNumber: lineNumber, message: message)
             }
+            // A word that is not a field may be the rest of a token written with a space in
+            // it: it is never echoed, only counted.
             guard let equals = word.firstIndex(of: "=") else {
-                throw fail("'\(word)' after the token is not a field: write name=<actor> or roles=<list>")
+                throw fail("word \(position + 1) is not a field (a token has no spaces): "
+                           + "after the token write name=<actor> or roles=<list>")
             }
             let (key, value) = (word[..<equals], word[word.index(after: equals)...])
             switch key {
@@ -39,7 +42,8 @@ struct TokenLine {
                 }
                 roles = set
             default:
-                throw fail("unknown field '\(key)=': a token line takes only name= and roles=")
+                let named = key.allSatisfy { $0.isASCII && $0.isLetter } ? " '\(key)='" : ""
+                throw fail("unknown field\(named): a token line takes only name= and roles=")
             }
         }
         principal = Principal(name: name, roles: roles ?? Principal.allRoles)
