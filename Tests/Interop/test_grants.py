@@ -316,3 +316,21 @@ def test_webhooks_carry_grants_as_proto3_json(pb, server, database, tokens, monk
         parsed = json_format.ParseDict(body, pb.ent.EntitlementChange())
         assert parsed.entitlement.product_type == pb.ent.PRODUCT_TYPE_PROMOTIONAL
     receiver.stop()
+
+
+@pytest.mark.skipif(not SERVER_URL, reason="ENTITLEMENTD_TEST_POSTGRES_URL is not set")
+@pytest.mark.single_process("starts its own two processes on one database it creates")
+def test_a_grant_on_one_replica_is_seen_by_the_other(pb, server, fresh_database, tokens):  # noqa: F811
+    a = server("--database", fresh_database, "--auth-tokens-file", tokens)
+    b = server("--database", fresh_database, "--auth-tokens-file", tokens)
+    assert not check(pb, b, "rep", entitlement="pro").active, "read on b first: cached there"
+    reply = grant(pb, a, "rep")
+    deadline = time.monotonic() + 10
+    while not check(pb, b, "rep", entitlement="pro").active:
+        assert time.monotonic() < deadline, "b never saw a's grant: its cache was not invalidated"
+        time.sleep(0.02)
+    revoke(pb, b, "rep", reply.grant_id)
+    deadline = time.monotonic() + 10
+    while check(pb, a, "rep", entitlement="pro").active:
+        assert time.monotonic() < deadline, "a never saw b's revocation"
+        time.sleep(0.02)
