@@ -43,6 +43,8 @@ extension JWSTransactionPayload {
         case .nonRenewing: "Non-Renewing Subscription"
         case .nonConsumable: "Non-Consumable"
         case .consumable: "Consumable"
+        // Grants have no Apple transaction; Apple has no such type.
+        case .promotional: ""
         }
     }
 

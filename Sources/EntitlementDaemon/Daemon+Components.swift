@@ -130,7 +130,7 @@ extension Daemon {
         let refresh = EntitlementRefresh(serverAPI: serverAPI, repository: store, revisions: store, catalog: catalog,
                                          now: WallClock.unixMilliseconds)
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,
-                        refresh: refresh, accountTokens: store)
+                        refresh: refresh, accountTokens: store, grants: store, logger: logger)
             .register(into: &router)
         fanOut.register(into: &router)
         for service in extraServices {

@@ -85,7 +85,12 @@ final class Daemon {
         serverAPIConfiguration = try DaemonFlags.serverAPIConfiguration(flags)
         receiptRoute = try DaemonFlags.receiptRoute(flags, hasKey: serverAPIConfiguration != nil)
         if let path = flags.string("auth-tokens-file") {
-            let tokens = BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
+            let tokens: BearerTokenAuthenticator
+            do {
+                tokens = try BearerTokenAuthenticator(fileContents: try Daemon.readTokens(path))
+            } catch let error as TokensFileError {
+                throw FlagError("--auth-tokens-file \(path): \(error)")
+            }
             // Likely a file not filled in yet; serving would refuse every call, so say so now.
             guard tokens.tokenCount > 0 else {
                 throw FlagError("--auth-tokens-file \(path) holds no tokens (blank lines and # comments are skipped): "
@@ -195,7 +200,7 @@ final class Daemon {
         if let authenticator, let path = flags.string("auth-tokens-file") {
             signals.on(SIGHUP) {
                 do {
-                    authenticator.replace(fileContents: try Daemon.readTokens(path))
+                    try authenticator.replace(fileContents: try Daemon.readTokens(path))
                     logger.info("reloaded auth tokens", [("count", String(authenticator.tokenCount))])
                     // Applied even so: emptying the file is how every token is revoked at once.
                     if authenticator.tokenCount == 0 { logger.warning("no auth tokens left: every RPC is refused") }

@@ -61,7 +61,8 @@ enum DaemonFlags {
                 help: "answer a receipt verified this recently from the store (default off)"),
             FlagSpec("threads", value: "N", help: "event-loop threads (default: number of cores)"),
             FlagSpec("auth-tokens-file", value: "PATH",
-                     help: "bearer tokens callers must present, one per line; SIGHUP reloads"),
+                     help: "bearer tokens callers must present, one per line, each optionally with "
+                         + "name=ACTOR roles=viewer,support,admin,rpc; SIGHUP reloads"),
             FlagSpec("max-concurrent-streams", value: "N", default: "256",
                      help: "HTTP/2 streams in flight per connection"),
             FlagSpec("max-connections", value: "N", default: "10000",

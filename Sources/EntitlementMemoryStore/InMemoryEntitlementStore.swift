@@ -58,7 +58,7 @@ public final class InMemoryEntitlementStore: EntitlementRepository {
     /// Runs a write as the SQLite writer does: the changes time alone made by now first, then
     /// the write, then the changes it made to the users it returns, all under the one lock; the
     /// observers hear of new changes after it is released.
-    private func applyWithChanges<Outcome>(
+    func applyWithChanges<Outcome>(
         _ body: (inout StoredFacts, Int64) throws -> (Outcome, [String])
     ) throws -> Outcome {
         let now = clock()

@@ -45,6 +45,9 @@ struct StoredFacts: Sendable {
     /// The app account token issued to each user, and the reverse.
     var tokensByUser: [String: String] = [:]
     var usersByToken: [String: String] = [:]
+    /// Each user's grants in the order given, and their idempotency keys' grant ids.
+    var grants: [String: [Grant]] = [:]
+    var grantIDsByKey: [String: [String: String]] = [:]
 
     /// Everything stored about `userID`: empty for an unknown user.
     func facts(of userID: String) -> UserFacts {
@@ -54,6 +57,7 @@ struct StoredFacts: Sendable {
             facts.transactions += chain.transactionIDs.compactMap { transactions[$0] }
             if let info = chain.renewalInfo { facts.renewalInfos[chainID] = info }
         }
+        facts.grants = grants[userID] ?? []
         return facts
     }
 

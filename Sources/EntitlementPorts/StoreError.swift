@@ -8,7 +8,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
             case ownershipConflict, badPageToken, schemaTooNew, schemaMismatch
-            case storageFailure, closed, invalidWrite, claimRefused
+            case storageFailure, closed, invalidWrite, claimRefused, notFound
         }
 
         private let wrapped: Wrapped
@@ -35,6 +35,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// ``StoreError/refusal`` says which.
         public static let claimRefused = Code(.claimRefused)
 
+        /// The thing named (a grant) does not exist for that user (NOT_FOUND).
+        public static let notFound = Code(.notFound)
         public var description: String { wrapped.rawValue }
     }
 

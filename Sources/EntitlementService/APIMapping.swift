@@ -22,7 +22,8 @@ enum APIMapping {
 
     /// The one mapping, reading the fields through `e` (see ``entitlements(_:)`` for why).
     private static func entitlement(at e: UnsafePointer<Entitlements.Entitlement>) -> EntitlementV1.Entitlement {
-        EntitlementV1.Entitlement(
+        if e.pointee.productType == .promotional { return grantEntitlement(e.pointee) }
+        return EntitlementV1.Entitlement(
             productID: e.pointee.productID,
             originalTransactionID: e.pointee.originalTransactionID,
             state: state(e.pointee.state),
@@ -38,6 +39,17 @@ enum APIMapping {
             environment: environment(e.pointee.environment),
             latestTransactionID: e.pointee.latestTransactionID,
             entitlementID: e.pointee.entitlementID)
+    }
+
+    /// A grant's row: its chain id is internal (``Grant/chainID``), so the wire shows an empty
+    /// `original_transaction_id` and the grant's own id in `grant_id`.
+    private static func grantEntitlement(_ e: Entitlements.Entitlement) -> EntitlementV1.Entitlement {
+        var m = EntitlementV1.Entitlement(
+            state: state(e.state), active: e.state.grantsAccess, purchasedAtMs: e.purchasedAtMs,
+            expiresAtMs: e.expiresAtMs, productType: .promotional, environment: environment(e.environment),
+            entitlementID: e.entitlementID)
+        m.grantID = e.grantID
+        return m
     }
 
     static func state(_ s: EntitlementState) -> EntitlementV1.EntitlementState {
@@ -56,6 +68,7 @@ enum APIMapping {
         case .nonRenewing: return .nonRenewing
         case .nonConsumable: return .nonConsumable
         case .consumable: return .consumable
+        case .promotional: return .promotional
         }
     }
 
@@ -70,12 +83,14 @@ enum APIMapping {
         m.occurredAtMs = e.occurredAtMs
         m.productID = e.productID
         m.transactionID = e.transactionID
-        m.originalTransactionID = e.originalTransactionID
+        // A grant's chain id is internal (``Grant/chainID``); the grant id is in transaction_id.
+        m.originalTransactionID = e.source == .operator ? "" : e.originalTransactionID
         m.expiresAtMs = e.expiresAtMs
         m.environment = environment(e.environment)
         m.source = source(e.source)
         m.appleNotificationType = e.appleNotificationType
-        m.reason = reason(of: e)
+        m.reason = e.source == .operator ? e.reason : reason(of: e)
+        m.actor = e.actor
         return m
     }
 
@@ -117,6 +132,8 @@ enum APIMapping {
         case .productChange: return .productChange
         case .ownershipTransfer: return .ownershipTransfer
         case .claimRefused: return .claimRefused
+        case .grant: return .grant
+        case .grantRevoked: return .grantRevoked
         case .other: return .unspecified
         }
     }
@@ -126,6 +143,7 @@ enum APIMapping {
         case .receipt: return .receipt
         case .notificationV1: return .notificationV1
         case .notificationV2: return .notificationV2
+        case .operator: return .operator
         }
     }
 }

@@ -21,11 +21,17 @@ public struct EntitlementRPCs: Sendable {
     let refresh: EntitlementRefresh?
     /// GetAppAccountToken; without one the RPC answers UNIMPLEMENTED.
     let accountTokens: (any AccountTokens)?
+    /// GrantEntitlement and RevokeGrant; without one they answer UNIMPLEMENTED.
+    let grants: (any GrantStore)?
+    /// Where grants and revocations are logged (an audit trail beside history), by actor.
+    let logger: Logger?
 
     public init(repository: any EntitlementRepository, catalog: Catalog, receipts: ReceiptSubmission,
                 now: @escaping UnixClock, refresh: EntitlementRefresh? = nil,
-                accountTokens: (any AccountTokens)? = nil) {
+                accountTokens: (any AccountTokens)? = nil, grants: (any GrantStore)? = nil, logger: Logger? = nil) {
         self.accountTokens = accountTokens
+        self.grants = grants
+        self.logger = logger
         self.repository = repository
         self.catalog = catalog
         self.receipts = receipts
@@ -67,6 +73,7 @@ public struct EntitlementRPCs: Sendable {
             ) async throws -> EntitlementV1.GetAppAccountTokenResponse in
             try await self.appAccountToken(request)
         }
+        registerGrants(into: &router)
     }
 
     func appAccountToken(

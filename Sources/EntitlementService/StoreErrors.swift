@@ -8,6 +8,8 @@ extension StoreError {
         switch code {
         case .ownershipConflict, .claimRefused:
             return RPCError(.permissionDenied, message, cause: self)
+        case .notFound:
+            return RPCError(.notFound, message, cause: self)
         case .badPageToken:
             return RPCError(
                 .invalidArgument, "page_token is not one this server issued; start again without it", cause: self)

@@ -65,13 +65,15 @@ private struct FieldReader {
                             + " (expected \(Catalog.productFields.joined(separator: ", ")))")
         }
 
-        let expectedTypes = ProductType.allCases.map(\.rawValue).joined(separator: ", ")
+        // Promotional is for grants, which no App Store product is.
+        let productTypes = ProductType.allCases.filter { $0 != .promotional }
+        let expectedTypes = productTypes.map(\.rawValue).joined(separator: ", ")
         guard let typeNode = members.first(where: { $0.key == "type" })?.value else {
             throw error(.missingField, product.line,
                         "product '\(productID)' has no type (expected \(expectedTypes))")
         }
         let typeName = try nonEmptyString(typeNode, "product '\(productID)': type")
-        guard let productType = ProductType(rawValue: typeName) else {
+        guard let productType = ProductType(rawValue: typeName), productTypes.contains(productType) else {
             throw error(.unknownType, typeNode.line,
                         "product '\(productID)' has unknown type '\(typeName)' (expected \(expectedTypes))")
         }

@@ -85,7 +85,8 @@ struct ChainSnapshot {
         let productType = Self.productType(of: transactions[s], entry: entry)
         let expiresAtMs: Int64
         switch productType {
-        case .consumable: return nil
+        // A catalog never says promotional (grants have no product), so never here.
+        case .consumable, .promotional: return nil
         case .nonConsumable: expiresAtMs = 0
         case .nonRenewing: expiresAtMs = Self.nonRenewingExpiry(of: transactions[s], entry: entry)
         case .autoRenewable: expiresAtMs = transactions[s].expiresDateMs ?? 0

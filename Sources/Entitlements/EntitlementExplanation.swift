@@ -17,11 +17,14 @@ public struct EntitlementExplanation: Sendable, Hashable {
     public var catalogDurationMs: Int64?
     /// The instant the rules judged.
     public var evaluatedAtMs: Int64
+    /// The grant behind ``entitlement`` when it was given by hand; nil for Apple's chains.
+    public var grant: Grant?
 
     public init(
         entitlement: Entitlement, rule: EntitlementRule, decisiveTransactionID: String,
-        transactions: [Transaction], catalogDurationMs: Int64? = nil, evaluatedAtMs: Int64
+        transactions: [Transaction], catalogDurationMs: Int64? = nil, evaluatedAtMs: Int64, grant: Grant? = nil
     ) {
+        self.grant = grant
         self.entitlement = entitlement
         self.rule = rule
         self.decisiveTransactionID = decisiveTransactionID

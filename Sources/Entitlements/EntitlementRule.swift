@@ -15,15 +15,21 @@ public enum EntitlementRule: String, Sendable, Hashable, CaseIterable {
     case periodEnded = "period_ended"
     /// Rule 5, for a chain with no transaction left that can grant: every one was upgraded away.
     case upgradedAway = "upgraded_away"
+    /// A grant given by hand (``Grant``) covers the instant.
+    case grantCovers = "grant_covers"
+    /// A grant's period ended.
+    case grantEnded = "grant_ended"
+    /// A grant was revoked at or before the instant.
+    case grantRevoked = "grant_revoked"
 
     /// The state this rule gives the chain.
     public var state: EntitlementState {
         switch self {
-        case .periodCovers: .active
+        case .periodCovers, .grantCovers: .active
         case .gracePeriod: .gracePeriod
-        case .refunded: .revoked
+        case .refunded, .grantRevoked: .revoked
         case .billingRetry: .billingRetry
-        case .periodEnded, .upgradedAway: .expired
+        case .periodEnded, .upgradedAway, .grantEnded: .expired
         }
     }
 }

@@ -32,6 +32,18 @@ extension EntitlementRules {
                 entitlement: entitlement, rule: decision.rule, decisiveTransactionID: decisive.transactionID,
                 transactions: chainTransactions, catalogDurationMs: duration, evaluatedAtMs: time.instantMs))
         }
+        for grant in facts.grants where grantMatches(grant, productID: productID, entitlementID: entitlementID,
+                                                     catalog: catalog) {
+            guard let entitlement = grant.entitlement(at: time) else { continue }
+            let rule: EntitlementRule = switch entitlement.state {
+            case .revoked: .grantRevoked
+            case .expired: .grantEnded
+            default: .grantCovers
+            }
+            explanations.append(EntitlementExplanation(
+                entitlement: entitlement, rule: rule, decisiveTransactionID: grant.grantID, transactions: [],
+                evaluatedAtMs: time.instantMs, grant: grant))
+        }
         explanations.sort { listOrder($0.entitlement, $1.entitlement) }
         return explanations
     }

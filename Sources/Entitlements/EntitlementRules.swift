@@ -35,8 +35,14 @@ public enum EntitlementRules {
                                      entitlementID: entitlementID)
         entitlements.sort(by: listOrder)
         let active = entitlements.indices.contains { entitlements[$0].state.grantsAccess }
+        var sameAnswerMs = sameAnswer(entitlements, at: time)
+        // A grant that has not started is in no answer yet, but its start changes the answer.
+        for grant in facts.grants where grant.startsAtMs > time.instantMs && sameAnswerMs.upperBound >= grant.startsAtMs
+            && grantMatches(grant, productID: productID, entitlementID: entitlementID, catalog: catalog) {
+            sameAnswerMs = sameAnswerMs.lowerBound...max(sameAnswerMs.lowerBound, grant.startsAtMs - 1)
+        }
         return EntitlementCheck(active: active, entitlements: entitlements, evaluatedAtMs: time.instantMs,
-                                sameAnswerMs: sameAnswer(entitlements, at: time))
+                                sameAnswerMs: sameAnswerMs)
     }
 
     /// The instants at which ``check(_:productID:entitlementID:at:catalog:)`` gives `entitlements`
@@ -83,7 +89,19 @@ public enum EntitlementRules {
                 entitlements.append(entitlement)
             }
         }
+        for grant in facts.grants where grantMatches(grant, productID: productID, entitlementID: entitlementID,
+                                                     catalog: catalog) {
+            if let entitlement = grant.entitlement(at: time) { entitlements.append(entitlement) }
+        }
         return entitlements
+    }
+
+    /// The check's filters for a grant, which has no product: a product filter matches when
+    /// the catalog maps that product to the grant's entitlement (without a catalog entry, when
+    /// the product id is the entitlement id, as a product's entitlement id is then its own).
+    static func grantMatches(_ grant: Grant, productID: String, entitlementID: String, catalog: Catalog) -> Bool {
+        (productID.isEmpty || (catalog.entry(for: productID)?.entitlementID ?? productID) == grant.entitlementID)
+            && (entitlementID.isEmpty || grant.entitlementID == entitlementID)
     }
 
     /// The check's filters: an empty one matches anything.

@@ -20,7 +20,7 @@ enum ExplanationSentence {
             case .nonRenewing:
                 return "\(state): non-renewing purchase \(id), bought at \(bought), runs until \(expires)"
                     + " (\(nonRenewingEnd(explanation)))"
-            case .autoRenewable:
+            case .autoRenewable, .promotional:
                 return "\(state): the period of transaction \(id)\(offer(entitlement)) runs until \(expires)"
             }
         case .gracePeriod:
@@ -55,11 +55,25 @@ enum ExplanationSentence {
             }
             return "\(state): the period of transaction \(id) ended at \(expires), and no later transaction"
                 + " renewed it"
+        case .grantCovers:
+            return "\(state): active because of grant \(id) by \(grantBy(explanation))"
+        case .grantEnded:
+            return "\(state): grant \(id) by \(grantBy(explanation)) ended at \(expires)"
+        case .grantRevoked:
+            let grant = explanation.grant
+            let at = grant?.revokedAtMs.map { " at " + UTCText.iso8601(milliseconds: $0) } ?? ""
+            return "\(state): grant \(id) by \(grantBy(explanation)) was revoked\(at)"
+                + " by \(grant?.revokedBy ?? ""): \(grant?.revocationReason ?? "")"
         case .upgradedAway:
             let at = decisive?.cancellationDateMs.map { " at " + UTCText.iso8601(milliseconds: $0) } ?? ""
             return "\(state): transaction \(id) was upgraded to another plan\(at), so this chain no longer"
                 + " grants access"
         }
+    }
+
+    /// "alice: <reason>": who gave the grant and why, as they wrote it.
+    private static func grantBy(_ explanation: EntitlementExplanation) -> String {
+        "\(explanation.grant?.actor ?? ""): \(explanation.grant?.reason ?? "")"
     }
 
     /// The proto enum's name, as support engineers see it in every client.

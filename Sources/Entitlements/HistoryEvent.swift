@@ -12,6 +12,10 @@ public struct HistoryEvent: Sendable, Hashable {
         /// Another account tried to claim a chain this user owns and was refused (the chain
         /// carries this user's app account token, or the claim offered only a transaction id).
         case claimRefused = "claim_refused"
+        /// An operator gave the user an entitlement by hand (``Grant``).
+        case grant
+        /// An operator ended a grant early.
+        case grantRevoked = "grant_revoked"
         /// A notification type we do not map; its raw name is in ``appleNotificationType``.
         case other
     }
@@ -20,6 +24,8 @@ public struct HistoryEvent: Sendable, Hashable {
         case receipt
         case notificationV1 = "notification_v1"
         case notificationV2 = "notification_v2"
+        /// A person acting through an operator RPC or the console; ``HistoryEvent/actor`` names them.
+        case `operator`
     }
 
     /// Stable id; unique per source event, so replaying the same source adds nothing.
@@ -33,12 +39,19 @@ public struct HistoryEvent: Sendable, Hashable {
     public var environment: Environment
     public var source: Source
     public var appleNotificationType: String
+    /// Who caused an operator's event (the token's name); empty for Apple's events.
+    public var actor: String
+    /// Why, in the operator's words; empty for Apple's events.
+    public var reason: String
 
     public init(
         eventID: String, kind: Kind, occurredAtMs: Int64, productID: String,
         transactionID: String, originalTransactionID: String, expiresAtMs: Int64 = 0,
-        environment: Environment, source: Source, appleNotificationType: String = ""
+        environment: Environment, source: Source, appleNotificationType: String = "",
+        actor: String = "", reason: String = ""
     ) {
+        self.actor = actor
+        self.reason = reason
         self.eventID = eventID
         self.kind = kind
         self.occurredAtMs = occurredAtMs

@@ -11,14 +11,19 @@ public struct UserFacts: Sendable, Hashable {
     public var renewalInfos: [String: RenewalInfo] {
         didSet { checkAnswers = nil }
     }
+    /// Entitlements given by hand, revoked ones included (a revocation is not retroactive).
+    public var grants: [Grant] {
+        didSet { checkAnswers = nil }
+    }
     /// Where answers judged from exactly these facts may be kept, when the holder of the facts
     /// keeps them long enough to be worth it (the store's cache); `nil` otherwise. Changing
     /// either field above detaches it, so a memo never outlives the facts it was filled from.
     public private(set) var checkAnswers: CheckAnswerMemo?
 
-    public init(transactions: [Transaction] = [], renewalInfos: [String: RenewalInfo] = [:]) {
+    public init(transactions: [Transaction] = [], renewalInfos: [String: RenewalInfo] = [:], grants: [Grant] = []) {
         self.transactions = transactions
         self.renewalInfos = renewalInfos
+        self.grants = grants
     }
 
     /// These facts with a fresh, empty ``CheckAnswerMemo`` that every copy of the result shares.
@@ -28,13 +33,14 @@ public struct UserFacts: Sendable, Hashable {
         return facts
     }
 
-    /// Facts are equal when their transactions and renewal infos are; the memo is not a fact.
+    /// Facts are equal when their transactions, renewal infos and grants are; the memo is not a fact.
     public static func == (a: UserFacts, b: UserFacts) -> Bool {
-        a.transactions == b.transactions && a.renewalInfos == b.renewalInfos
+        a.transactions == b.transactions && a.renewalInfos == b.renewalInfos && a.grants == b.grants
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(transactions)
         hasher.combine(renewalInfos)
+        hasher.combine(grants)
     }
 }

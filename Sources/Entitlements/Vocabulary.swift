@@ -10,6 +10,8 @@ public enum ProductType: String, Sendable, Hashable, CaseIterable {
     case nonRenewing = "non_renewing"
     case nonConsumable = "non_consumable"
     case consumable
+    /// Given by hand (``Grant``), with no Apple product behind it.
+    case promotional
 }
 
 /// Where one subscription chain (or one purchase) stands at an instant.

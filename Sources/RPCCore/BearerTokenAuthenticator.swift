@@ -1,47 +1,73 @@
 import JWS
 import Synchronization
 
-/// Checks `authorization: Bearer <token>` against a set of accepted tokens.
+/// Checks `authorization: Bearer <token>` against a set of accepted tokens and says who the
+/// caller is (``Principal``).
 ///
-/// Tokens come from a file (one per line, blank lines and `#` comments ignored) and can be
+/// Tokens come from a file, one per line (blank lines and `#` comments ignored), optionally
+/// followed by fields: `TOKEN name=alice roles=viewer,support` (``TokenLine``). The file can be
 /// replaced while serving (SIGHUP) without dropping connections. Tokens are kept as
 /// ``SecretDigest``s: the presented token is hashed once and compared with every accepted one in
 /// constant time (no early exit either), so response timing leaks neither a token nor its length.
 public final class BearerTokenAuthenticator: Sendable {
-    private let tokens: Mutex<[SecretDigest]>
+    private let tokens: Mutex<[(digest: SecretDigest, principal: Principal)]>
 
-    public init(fileContents: String) {
-        tokens = Mutex(BearerTokenAuthenticator.parse(fileContents))
+    /// Refuses a file with a line it cannot read (an unknown field or role) rather than serve
+    /// with a token that silently lost or gained access.
+    public init(fileContents: String) throws(TokensFileError) {
+        tokens = Mutex(try BearerTokenAuthenticator.parse(fileContents))
     }
 
     public var tokenCount: Int { tokens.withLock { $0.count } }
 
-    /// Replaces the accepted tokens; calls already authenticated are unaffected.
-    public func replace(fileContents: String) {
-        let parsed = BearerTokenAuthenticator.parse(fileContents)
+    /// Replaces the accepted tokens; calls already authenticated are unaffected. On an error
+    /// the previous tokens stay.
+    public func replace(fileContents: String) throws(TokensFileError) {
+        let parsed = try BearerTokenAuthenticator.parse(fileContents)
         tokens.withLock { $0 = parsed }
     }
 
-    public func accepts(authorization: String?) -> Bool {
-        guard let authorization else { return false }
+    public func accepts(authorization: String?) -> Bool { principal(authorization: authorization) != nil }
+
+    /// The caller an `authorization` header value names, or nil when it is missing, not a
+    /// bearer token, or no accepted token.
+    public func principal(authorization: String?) -> Principal? {
+        guard let authorization else { return nil }
         let bytes = Array(authorization.utf8)
         let prefix = Array("Bearer ".utf8)
         guard bytes.count > prefix.count,
-              bytes[..<prefix.count].elementsEqual(prefix, by: { $0 | 0x20 == $1 | 0x20 }) else { return false }
-        let presented = SecretDigest(bytes[prefix.count...])
+              bytes[..<prefix.count].elementsEqual(prefix, by: { $0 | 0x20 == $1 | 0x20 }) else { return nil }
+        return principal(token: bytes[prefix.count...])
+    }
+
+    /// The caller a bare token names (one typed into a sign-in form), or nil when it is not accepted.
+    public func principal(token: some Collection<UInt8>) -> Principal? {
+        let presented = SecretDigest(token)
         return tokens.withLock { accepted in
-            var match = false
-            for token in accepted where token.matches(presented) { match = true }
+            var match: Principal?
+            for token in accepted where token.digest.matches(presented) { match = token.principal }
             return match
         }
     }
 
-    static func parse(_ contents: String) -> [SecretDigest] {
-        contents.split(whereSeparator: \.isNewline).compactMap { line in
+    static func parse(_ contents: String) throws(TokensFileError) -> [(digest: SecretDigest, principal: Principal)] {
+        var parsed: [(digest: SecretDigest, principal: Principal)] = []
+        let lines = contents.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, line) in lines.enumerated() {
             let trimmed = line.trimmingSpaces
-            return trimmed.isEmpty || trimmed.hasPrefix("#") ? nil : SecretDigest(trimmed.utf8)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let entry = try TokenLine(trimmed, lineNumber: index + 1)
+            parsed.append((SecretDigest(entry.token.utf8), entry.principal))
         }
+        return parsed
     }
+}
+
+/// A line of the tokens file that could not be read; names the line, never its token.
+public struct TokensFileError: Error, Sendable, CustomStringConvertible {
+    public var lineNumber: Int
+    public var message: String
+    public var description: String { "tokens file line \(lineNumber): \(message)" }
 }
 
 extension Substring {

@@ -102,10 +102,20 @@ public struct GRPCHandler: HTTPService {
         guard let method = route else {
             throw RPCError(.unimplemented, "method \(request.path) is not implemented by this server")
         }
-        if method.requiresAuthentication, let authenticator,
-           !authenticator.accepts(authorization: request.headers["authorization"]) {
-            throw RPCError(.unauthenticated,
-                           "missing or invalid bearer token: send metadata 'authorization: Bearer <token>'")
+        var principal = Principal.unchecked
+        if let authenticator {
+            if method.requiresAuthentication {
+                guard let caller = authenticator.principal(authorization: request.headers["authorization"]) else {
+                    throw RPCError(.unauthenticated,
+                                   "missing or invalid bearer token: send metadata 'authorization: Bearer <token>'")
+                }
+                guard caller.holdsAny(of: method.roles) else {
+                    throw RPCError(.permissionDenied, Principal.refusal(caller, needs: method.roles))
+                }
+                principal = caller
+            } else {
+                principal = .anonymous
+            }
         }
         var deadline: ContinuousClock.Instant?
         if let timeout = request.headers["grpc-timeout"] {
@@ -142,7 +152,8 @@ public struct GRPCHandler: HTTPService {
             throw RPCError(.deadlineExceeded, "deadline expired before the call started")
         }
         return (method, message.bytes, RPCContext(method: request.path, metadata: request.headers,
-                                                      deadline: deadline, sequenceNumber: sequenceNumber))
+                                                      deadline: deadline, sequenceNumber: sequenceNumber,
+                                                      principal: principal))
     }
 
     private func run(_ method: RPCRouter.Method, message: ArraySlice<UInt8>, context: RPCContext,

@@ -10,10 +10,15 @@ public struct RPCContext: Sendable {
     public var deadline: ContinuousClock.Instant?
     /// This process's sequence number for the call, the basis of ``requestID``.
     public var sequenceNumber: UInt64
+    /// Who is calling, for role checks and as the actor of what the call changes;
+    /// ``Principal/unchecked`` when the server checks no tokens.
+    public var principal: Principal
 
     public init(method: String, metadata: HTTPHeaders = HTTPHeaders(),
-                deadline: ContinuousClock.Instant? = nil, sequenceNumber: UInt64 = 0) {
+                deadline: ContinuousClock.Instant? = nil, sequenceNumber: UInt64 = 0,
+                principal: Principal = .unchecked) {
         self.method = method
+        self.principal = principal
         self.metadata = metadata
         self.deadline = deadline
         self.sequenceNumber = sequenceNumber

@@ -18,6 +18,8 @@ public struct RPCRouter: Sendable {
         public var execution: Execution
         /// False for methods callers use before they have credentials (health checks).
         public var requiresAuthentication: Bool
+        /// A caller needs one of these (``Principal/Role``) when tokens are checked at all.
+        public var roles: Set<Principal.Role> = Principal.serviceCallers
     }
 
     public private(set) var methods: [String: Method] = [:] {
@@ -49,9 +51,11 @@ public struct RPCRouter: Sendable {
     /// block (reads from memory only).
     public mutating func registerInline<Request: ProtobufMessage, Response: ProtobufMessage>(
         _ path: String, requiresAuthentication: Bool = true,
+        roles: Set<Principal.Role> = Principal.serviceCallers,
         _ handler: @escaping @Sendable (Request, RPCContext) throws -> Response
     ) {
-        registerInlineFramed(path, requiresAuthentication: requiresAuthentication) { (request: Request, context) in
+        registerInlineFramed(path, requiresAuthentication: requiresAuthentication, roles: roles) {
+            (request: Request, context) in
             RPCResponseBody(try handler(request, context))
         }
     }
@@ -61,34 +65,37 @@ public struct RPCRouter: Sendable {
     /// without encoding them again.
     public mutating func registerInlineFramed<Request: ProtobufMessage>(
         _ path: String, requiresAuthentication: Bool = true,
+        roles: Set<Principal.Role> = Principal.serviceCallers,
         _ handler: @escaping @Sendable (Request, RPCContext) throws -> RPCResponseBody
     ) {
         methods[path] = Method(execution: .inline { bytes, context in
             try handler(try RPCRouter.decode(Request.self, bytes), context)
-        }, requiresAuthentication: requiresAuthentication)
+        }, requiresAuthentication: requiresAuthentication, roles: roles)
     }
 
     /// Registers a method that may await (storage, calls to other services).
     public mutating func register<Request: ProtobufMessage, Response: ProtobufMessage>(
         _ path: String, requiresAuthentication: Bool = true,
+        roles: Set<Principal.Role> = Principal.serviceCallers,
         _ handler: @escaping @Sendable (Request, RPCContext) async throws -> Response
     ) {
         methods[path] = Method(execution: .async { bytes, context in
             let request = try RPCRouter.decode(Request.self, bytes)
             return RPCResponseBody(try await handler(request, context))
-        }, requiresAuthentication: requiresAuthentication)
+        }, requiresAuthentication: requiresAuthentication, roles: roles)
     }
 
     /// Registers a server-streaming method: the handler sends responses as it has them and
     /// returns (OK) or throws (that status) to end the call; see ``RPCServerStream``.
     public mutating func registerServerStreaming<Request: ProtobufMessage, Response: ProtobufMessage>(
         _ path: String, requiresAuthentication: Bool = true,
+        roles: Set<Principal.Role> = Principal.serviceCallers,
         _ handler: @escaping @Sendable (Request, RPCContext, RPCServerStream<Response>) async throws -> Void
     ) {
         methods[path] = Method(execution: .serverStreaming { bytes, context, call in
             let request = try RPCRouter.decode(Request.self, bytes)
             try await handler(request, context, RPCServerStream(call: call))
-        }, requiresAuthentication: requiresAuthentication)
+        }, requiresAuthentication: requiresAuthentication, roles: roles)
     }
 
     static func decode<M: ProtobufMessage>(_ type: M.Type, _ bytes: ArraySlice<UInt8>) throws -> M {

@@ -250,5 +250,6 @@ package enum Schema {
             ) WITHOUT ROWID;
             """),
         userFactsOldFormatsMigration,
+        grantsMigration,
     ])
 }

@@ -77,6 +77,8 @@ CREATE TABLE history_events (
     source INTEGER NOT NULL,
     apple_notification_type TEXT NOT NULL,
     transaction_rowid INTEGER,
+    actor TEXT,
+    reason TEXT,
     PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
 ) WITHOUT ROWID;
 
@@ -233,3 +235,24 @@ CREATE TABLE account_tokens (
     user_rowid INTEGER NOT NULL UNIQUE REFERENCES users(id),
     issued_at_ms INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- Entitlements given by hand: revoking fills in the revocation columns, never deletes, so a
+-- check at an earlier instant still sees the grant. Idempotency keys are unique per user.
+CREATE TABLE grants (
+    id INTEGER PRIMARY KEY,
+    grant_id TEXT NOT NULL UNIQUE,
+    user_rowid INTEGER NOT NULL REFERENCES users(id),
+    entitlement_id TEXT NOT NULL,
+    starts_at_ms INTEGER NOT NULL,
+    expires_at_ms INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    idempotency_key TEXT,
+    created_at_ms INTEGER NOT NULL,
+    revoked_at_ms INTEGER,
+    revoked_by TEXT,
+    revocation_reason TEXT
+);
+CREATE INDEX grants_by_user ON grants(user_rowid);
+CREATE UNIQUE INDEX grants_by_idempotency_key ON grants(user_rowid, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;

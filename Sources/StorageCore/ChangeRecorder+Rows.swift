@@ -6,7 +6,7 @@ extension ChangeRecorder {
 
     /// Prepared once per connection (see ``ChangeRecorder/statements``).
     package struct Statements {
-        package let findUser, transactions, renewals, userFacts, heads, append, putHead: DB.Statement
+        package let findUser, transactions, renewals, userFacts, heads, append, putHead, grants: DB.Statement
 
         package init(_ db: DB) throws {
             findUser = try db.prepare("SELECT id FROM users WHERE user_id = ?")
@@ -16,6 +16,7 @@ extension ChangeRecorder {
             heads = try db.prepare(ChangeRecorderSQL.headsSQL)
             append = try db.prepare(ChangeRecorderSQL.appendSQL)
             putHead = try db.prepare(ChangeRecorderSQL.putHeadSQL)
+            grants = try db.prepare(Grant.ofUserRowSQL)
         }
     }
 
@@ -40,7 +41,14 @@ extension ChangeRecorder {
             let info = RenewalInfo(row: renewals)
             facts.renewalInfos[info.originalTransactionID] = info
         }
+        facts.grants = try grants(userRow: userRow)
         return facts
+    }
+
+    package func grants(userRow: Int64) throws -> [Grant] {
+        let select = statements.grants
+        select.bind(userRow, at: 1)
+        return try Grant.read(select)
     }
 
     package func heads(userRow: Int64) throws -> [Entitlement] {

@@ -49,7 +49,8 @@ package final class ChangeRecorder<DB: StorageEngine> {
         for user in userIDs.sorted() {
             guard let userRow = try userRow(user.text) else { continue }
             let before = try heads(userRow: userRow)
-            let facts = try UserFacts.readTables(statements.userFacts, userID: user.text)
+            var facts = try UserFacts.readTables(statements.userFacts, userID: user.text)
+            facts.grants = try grants(userRow: userRow)
             readFacts[user] = facts
             let after = EntitlementRules.entitlements(for: facts, at: .now(nowMs), catalog: catalog)
             for transition in EntitlementTransitions.between(before: before, after: after) {

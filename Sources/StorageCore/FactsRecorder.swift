@@ -98,7 +98,7 @@ package final class FactsRecorder<DB: StorageEngine> {
 
     // MARK: Users, sources, chains
 
-    private func userRowID(_ userID: String, now: Int64) throws -> Int64 {
+    package func userRowID(_ userID: String, now: Int64) throws -> Int64 {
         let find = statements.findUser
         find.bind(userID, at: 1)
         defer { find.reset() }

@@ -14,7 +14,8 @@ extension HistoryEvent {
         \(eventID), h.kind, h.occurred_at_ms, COALESCE(h.product_id, \(ProductNameSQL.name("t.product_name_rowid"))),
         COALESCE(h.transaction_id, t.transaction_id),
         COALESCE(h.original_transaction_id, c.original_transaction_id),
-        COALESCE(h.expires_at_ms, t.expires_date_ms), h.environment, h.source, h.apple_notification_type
+        COALESCE(h.expires_at_ms, t.expires_date_ms), h.environment, h.source, h.apple_notification_type,
+        COALESCE(h.actor, ''), COALESCE(h.reason, '')
         """
     }
     /// `history_events` as `h`, with the transaction `t` and chain `c` an event may point at.
@@ -62,9 +63,10 @@ extension HistoryEvent {
     package static let selectColumns = """
         h.event_id, h.kind, h.occurred_at_ms, h.product_id, h.transaction_id,
         h.original_transaction_id, h.expires_at_ms, h.environment, h.source,
-        h.apple_notification_type
+        h.apple_notification_type, '', ''
         """
 
+    /// Reads the twelve columns of ``historyColumns(eventID:)`` or ``selectColumns``.
     package init(row: some SQLStatement) {
         self.init(
             eventID: row.string(at: 0),
@@ -76,6 +78,8 @@ extension HistoryEvent {
             expiresAtMs: row.int64(at: 6),
             environment: StorageCodes.environment(row.int64(at: 7)),
             source: StorageCodes.source(row.int64(at: 8)),
-            appleNotificationType: row.string(at: 9))
+            appleNotificationType: row.string(at: 9),
+            actor: row.string(at: 10),
+            reason: row.string(at: 11))
     }
 }

@@ -111,7 +111,7 @@ extension StoreReader {
         select.bind(String(prefix.dropLast()) + ";", at: 2)
         var transfers: [(previousOwner: String, event: HistoryEvent)] = []
         while try select.step() {
-            transfers.append((select.string(at: 10), HistoryEvent(row: select)))
+            transfers.append((select.string(at: 12), HistoryEvent(row: select)))
         }
         select.reset()
         return ChainOwnership.timeline(

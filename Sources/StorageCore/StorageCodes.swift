@@ -26,6 +26,8 @@ package enum StorageCodes {
         case .productChange: 11
         case .ownershipTransfer: 12
         case .claimRefused: 13
+        case .grant: 14
+        case .grantRevoked: 15
         }
     }
 
@@ -49,6 +51,7 @@ package enum StorageCodes {
         case .receipt: 0
         case .notificationV1: 1
         case .notificationV2: 2
+        case .operator: 3
         }
     }
 
@@ -56,6 +59,7 @@ package enum StorageCodes {
         switch code {
         case 1: .notificationV1
         case 2: .notificationV2
+        case 3: .operator
         default: .receipt
         }
     }

@@ -21,6 +21,7 @@ package final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     // Held, not looked up: the facts read is the hot path, and a cache lookup would hash the SQL.
     private let userRecord: DB.Statement
     private let userTables: DB.Statement
+    private let userGrants: DB.Statement
     /// The `product_names` rows records refer to (format 3), as this connection read them: a
     /// committed row never changes or goes, so each is read once.
     private var productNames: [Int64: String] = [:]
@@ -36,6 +37,7 @@ package final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
         self.db = db
         userRecord = try db.prepare(UserFacts.recordSQL)
         userTables = try db.prepare(UserFacts.tablesSQL)
+        userGrants = try db.prepare(Grant.ofUserSQL)
         productName = try db.prepare("SELECT name FROM product_names WHERE id = ?")
         beginSnapshot = DB.holdsReadSnapshots ? try db.prepare("BEGIN DEFERRED") : nil
         endHeldSnapshot = DB.holdsReadSnapshots ? try db.prepare("COMMIT") : nil
@@ -82,10 +84,12 @@ package final class StoreReader<DB: StorageEngine>: @unchecked Sendable {
     /// transaction as every change to the user's facts, so whichever snapshot answers, it holds
     /// a committed, complete state of the user.
     package func facts(userID: String) throws -> UserFacts {
-        if let facts = try UserFacts.readRecord(userRecord, userID: userID, name: productName(row:)) {
-            return facts
-        }
-        return try UserFacts.readTables(userTables, userID: userID)
+        var facts = try UserFacts.readRecord(userRecord, userID: userID, name: productName(row:))
+            ?? UserFacts.readTables(userTables, userID: userID)
+        // Grants are not in the record: few users have any, and the record's format stays as is.
+        userGrants.bind(userID, at: 1)
+        facts.grants = try Grant.read(userGrants)
+        return facts
     }
 
     /// The name in `product_names` row `row`, read in the record's snapshot the first time (the

@@ -10,4 +10,7 @@ package enum WriteJob<DB: StorageEngine>: Sendable {
     case notification(NotificationWrite, CheckedContinuation<NotificationOutcome, any Error>)
     /// Webhook outbox rows and delivery outcomes; batched with facts writes.
     case webhooks(WebhookOutboxWrite, CheckedContinuation<WebhookOutboxAnswer, any Error>)
+    /// A grant given or revoked by hand; batched with facts writes, its change derived alike.
+    case grant(GrantWrite, CheckedContinuation<Grant, any Error>)
+    case revokeGrant(GrantRevocation, CheckedContinuation<Grant, any Error>)
 }

@@ -47,6 +47,8 @@ extension Writer {
         case let .write(_, continuation): continuation.resume(throwing: error)
         case let .notification(_, continuation): continuation.resume(throwing: error)
         case let .webhooks(_, continuation): continuation.resume(throwing: error)
+        case let .grant(_, continuation): continuation.resume(throwing: error)
+        case let .revokeGrant(_, continuation): continuation.resume(throwing: error)
         }
     }
 }

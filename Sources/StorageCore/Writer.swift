@@ -292,11 +292,39 @@ package final class Writer<DB: StorageEngine> {
             keep(facts, if: answer.succeeded)
             if answer.succeeded { appendedChanges[notification.source.rawValue, default: 0] += appended }
             return answer
+        case let .grant(write, continuation):
+            return try recordGrantJob(continuation, affectedUsers: &affectedUsers, isolated: isolated) {
+                try recorder.record(write, affectedUsers: &$0)
+            }
+        case let .revokeGrant(revocation, continuation):
+            return try recordGrantJob(continuation, affectedUsers: &affectedUsers, isolated: isolated) {
+                try recorder.revoke(revocation, affectedUsers: &$0)
+            }
         case let .webhooks(write, continuation):
             return try answer(continuation, failing: "recording webhook deliveries", isolated: isolated) {
                 try WebhookOutboxRecorder(db: db).apply(write)
             }
         }
+    }
+
+    /// A grant or revocation with the change it makes, as ``record(_:affectedUsers:isolated:)``
+    /// records a facts write.
+    private func recordGrantJob(
+        _ continuation: CheckedContinuation<Grant, any Error>, affectedUsers: inout Set<ExactID>, isolated: Bool,
+        _ body: (inout Set<ExactID>) throws -> Grant
+    ) throws -> (succeeded: Bool, resume: () -> Void) {
+        var appended = 0
+        var facts: [ExactID: UserFacts] = [:]
+        var users = Set<ExactID>()
+        let answer = try answer(continuation, failing: "recording a grant", isolated: isolated) {
+            let grant = try body(&users)
+            appended = try recordChanges(of: users, facts: &facts)
+            return grant
+        }
+        affectedUsers.formUnion(users)
+        keep(facts, if: answer.succeeded)
+        if answer.succeeded { appendedChanges[HistoryEvent.Source.operator.rawValue, default: 0] += appended }
+        return answer
     }
 
     /// Bulk load: big transactions, no per-write savepoints; a failure fails the rest.

@@ -28,7 +28,9 @@ public enum ChangeJSON {
     public static func entitlement(_ entitlement: Entitlement) -> String {
         var object = JSONObjectWriter()
         object.string("productId", entitlement.productID)
-        object.string("originalTransactionId", entitlement.originalTransactionID)
+        // A grant's chain id is internal (Grant.chainID): the wire has its grant id instead.
+        let grantID = entitlement.productType == .promotional ? entitlement.grantID : ""
+        object.string("originalTransactionId", grantID.isEmpty ? entitlement.originalTransactionID : "")
         object.enumName("state", stateName(entitlement.state))
         object.bool("active", entitlement.isActive)
         object.int64("purchasedAtMs", entitlement.purchasedAtMs)
@@ -42,6 +44,7 @@ public enum ChangeJSON {
         object.enumName("environment", environmentName(entitlement.environment))
         object.string("latestTransactionId", entitlement.latestTransactionID)
         object.string("entitlementId", entitlement.entitlementID)
+        object.string("grantId", grantID)
         return object.finish()
     }
 
@@ -62,6 +65,7 @@ public enum ChangeJSON {
         case .nonRenewing: "PRODUCT_TYPE_NON_RENEWING"
         case .nonConsumable: "PRODUCT_TYPE_NON_CONSUMABLE"
         case .consumable: "PRODUCT_TYPE_CONSUMABLE"
+        case .promotional: "PRODUCT_TYPE_PROMOTIONAL"
         }
     }
 

@@ -9,6 +9,8 @@ struct CLIArguments {
     enum Command: String, CaseIterable {
         case check, explain, submit, history, health, watch, refresh, reconcile, webhooks
         case appAccountToken = "app-account-token", owners
+        case grant
+        case revokeGrant = "revoke-grant"
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -62,6 +64,15 @@ struct CLIArguments {
                       help: "ask from this instant (ISO 8601 or Unix ms) instead of the stored watermark")]
         case .webhooks:
             [FlagSpec("from", value: "CURSOR", help: "replay: re-deliver every change after this cursor")]
+        case .grant:
+            [FlagSpec("for", value: "DURATION",
+                      help: "how long the grant lasts from its start (7d, 12h; at most 10 years)"),
+             FlagSpec("reason", value: "TEXT", help: "why (required; history shows it with your token's name)"),
+             FlagSpec("starts", value: "TIME", help: "start at this instant instead of now: ISO 8601 or Unix ms"),
+             FlagSpec("idempotency-key", value: "KEY",
+                      help: "the same key for the same user returns the first grant instead of a second one")]
+        case .revokeGrant:
+            [FlagSpec("reason", value: "TEXT", help: "why (required; history shows it with your token's name)")]
         }
     }
 
@@ -72,6 +83,8 @@ struct CLIArguments {
         case .submit: ["USER", "RECEIPT_FILE|-"]
         case .health, .watch, .reconcile: []
         case .webhooks: ["status|replay"]
+        case .grant: ["USER", "ENTITLEMENT"]
+        case .revokeGrant: ["USER", "GRANT_ID"]
         }
     }
 

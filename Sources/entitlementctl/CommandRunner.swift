@@ -90,6 +90,8 @@ struct CommandRunner {
         case .webhooks: return try webhooks(arguments.positionals[0])
         case .appAccountToken: return try appAccountToken(user: user)
         case .owners: return try owners(originalTransactionID: arguments.positionals[0])
+        case .grant: return try grant(user: user, entitlementID: arguments.positionals[1])
+        case .revokeGrant: return try revokeGrant(user: user, grantID: arguments.positionals[1])
         }
     }
 

@@ -56,7 +56,7 @@ indirect enum JSONValue {
 /// (defaults included, so scripts need no fallbacks).
 enum ProtoJSON {
     static func entitlement(_ e: EntitlementV1.Entitlement) -> JSONValue {
-        .object([
+        var fields: [(String, JSONValue)] = [
             ("productId", .string(e.productID)),
             ("originalTransactionId", .string(e.originalTransactionID)),
             ("state", .enumeration(e.state)),
@@ -73,7 +73,10 @@ enum ProtoJSON {
             ("latestTransactionId", .string(e.latestTransactionID)),
             ("entitlementId", .string(e.entitlementID)),
             ("appAccountToken", .string(e.appAccountToken)),
-        ])
+        ]
+        // Only on grants, so every other entitlement's JSON stays as it was.
+        if !e.grantID.isEmpty { fields.append(("grantId", .string(e.grantID))) }
+        return .object(fields)
     }
 
     static func check(_ r: EntitlementV1.CheckEntitlementResponse) -> JSONValue {

@@ -22,9 +22,10 @@ enum TableOutput {
         guard !entitlements.isEmpty else { return "(no entitlements)" }
         return table(["PRODUCT", "STATE", "EXPIRES", "AUTO-RENEW", "TRIAL", "ENTITLEMENT", "ORIGINAL TX"],
                      entitlements.map { e in
-            [e.productID, name(e.state, prefix: "ENTITLEMENT_STATE_"), time(e.expiresAtMs),
+            // A grant has no product and no chain: "-", and its grant id where the chain's would be.
+            [dash(e.productID), name(e.state, prefix: "ENTITLEMENT_STATE_"), time(e.expiresAtMs),
              e.willAutoRenew ? "yes" : "no", e.isTrialPeriod ? "yes" : "no",
-             dash(e.entitlementID), dash(e.originalTransactionID)]
+             dash(e.entitlementID), dash(e.grantID.isEmpty ? e.originalTransactionID : e.grantID)]
         })
     }
 

@@ -20,6 +20,8 @@ enum Usage {
         case .webhooks: "webhook delivery per endpoint (status), or re-deliver changes after a cursor (replay --from)"
         case .appAccountToken: "the user's app account token (UUID) to pass to StoreKit; prints the token alone"
         case .owners: "who owned a purchase (chain) and when, oldest first (admin port)"
+        case .grant: "give the user an entitlement by hand for --for DURATION, with a --reason (support role)"
+        case .revokeGrant: "end a grant now, with a --reason (support role)"
         }
     }
 

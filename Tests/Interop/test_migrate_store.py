@@ -132,7 +132,14 @@ def test_a_migrated_store_answers_identically_and_a_second_migrate_is_refused(
     renewed = notification("DID_RENEW", signed=NOW, signed_transaction=renewal_tx,
                            notification_uuid="5e3b7c3a-0000-4000-8000-000000000001")
     assert post_v2(first, signer, renewed) == 200
-    users = ["alice", "bob", "carol", "dave", "nobody"]
+    # A grant, revoked, and another standing: grants and history's actor and reason move too.
+    stub = pb.ent_grpc.EntitlementServiceStub(ch)
+    for reason in ("migrated goodwill", "revoked before the move"):
+        granted = stub.GrantEntitlement(pb.ent.GrantEntitlementRequest(
+            user_id="gwen", entitlement_id="pro", starts_at_ms=NOW - DAY, expires_at_ms=NOW + 6 * DAY,
+            reason=reason, idempotency_key=reason), timeout=10)
+    stub.RevokeGrant(pb.ent.RevokeGrantRequest(user_id="gwen", grant_id=granted.grant_id, reason="moved"), timeout=10)
+    users = ["alice", "bob", "carol", "dave", "gwen", "nobody"]
     before = answers(pb, ch, users)
     assert first.stop() == 0
     sqlite_tables = sqlite_counts(source)
@@ -146,21 +153,25 @@ def test_a_migrated_store_answers_identically_and_a_second_migrate_is_refused(
     lines = run.stdout.splitlines()
     counted = {line.split()[0]: int(line.split()[1]) for line in lines if line.startswith("  ")}
     assert counted == sqlite_tables, "every table copied, with its row count"
-    assert counted["users"] == 4 and counted["chains"] == 3 and counted["transactions"] == 6
+    assert counted["users"] == 5 and counted["chains"] == 3 and counted["grants"] == 2 and counted["transactions"] == 6
     assert counted["history_events"] > 0 and counted["entitlement_changes"] > 0
     for table in ("users", "entitlement_changes", "webhook_outbox"):
         assert postgres.scalar(f"SELECT count(*) FROM {table}", database) == sqlite_tables[table]
     log_id = sqlite3.connect(source).execute("SELECT log_id FROM change_log_identity").fetchone()[0]
     assert postgres.psql("SELECT log_id FROM change_log_identity", database) == log_id, "change ids keep their log id"
     last_change = postgres.scalar("SELECT max(sequence) FROM entitlement_changes", database)
-    assert postgres.scalar("SELECT count(*) FROM users", database) == 4
+    assert postgres.scalar("SELECT count(*) FROM users", database) == 5
     # Sequences continue after the copied ids: a new user gets the next id, not a duplicate.
-    assert postgres.scalar("SELECT nextval(pg_get_serial_sequence('users', 'id'))", database) == 5
+    assert postgres.scalar("SELECT nextval(pg_get_serial_sequence('users', 'id'))", database) == 6
 
     second = server("--database", url, *trust)
     assert answers(pb, second.channel(), users) == before
     assert post_v2(second, signer, renewed) == 200
     assert answers(pb, second.channel(), users) == before, "the notification was already applied before the move"
+    again_granted = pb.ent_grpc.EntitlementServiceStub(second.channel()).GrantEntitlement(
+        pb.ent.GrantEntitlementRequest(user_id="gwen", entitlement_id="pro", expires_at_ms=NOW + DAY, reason="x",
+                                       idempotency_key="revoked before the move"), timeout=10)
+    assert again_granted.grant_id == granted.grant_id, "idempotency keys moved with their grants"
     seed(pb, second.channel(), "erin", [tx("5000", "5000", "pro.monthly", NOW - DAY, NOW + 29 * DAY)])
     assert second.stop() == 0
     assert postgres.scalar("SELECT min(c.sequence) FROM entitlement_changes c JOIN users u ON u.id = c.user_rowid "
@@ -169,7 +180,7 @@ def test_a_migrated_store_answers_identically_and_a_second_migrate_is_refused(
     again = migrate(binary, source, url)
     assert again.returncode == 3, again.stdout + again.stderr
     assert "already holds entitlementd data" in again.stderr and "Nothing was changed" in again.stderr
-    assert postgres.scalar("SELECT count(*) FROM users", database) == 5
+    assert postgres.scalar("SELECT count(*) FROM users", database) == 6
 
 
 @pytest.mark.single_process("runs the command, no server")

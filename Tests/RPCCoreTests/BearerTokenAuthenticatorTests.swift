@@ -10,8 +10,8 @@ final class BearerTokenAuthenticatorTests: XCTestCase {
     # retired: gamma-token
     """
 
-    func testAcceptsListedTokensOnly() {
-        let auth = BearerTokenAuthenticator(fileContents: file)
+    func testAcceptsListedTokensOnly() throws {
+        let auth = try BearerTokenAuthenticator(fileContents: file)
         XCTAssertEqual(auth.tokenCount, 2)
         XCTAssertTrue(auth.accepts(authorization: "Bearer alpha-token"))
         XCTAssertTrue(auth.accepts(authorization: "bearer beta-token"))
@@ -24,9 +24,9 @@ final class BearerTokenAuthenticatorTests: XCTestCase {
         XCTAssertFalse(auth.accepts(authorization: nil))
     }
 
-    func testReplaceSwapsTheSet() {
-        let auth = BearerTokenAuthenticator(fileContents: file)
-        auth.replace(fileContents: "delta\n")
+    func testReplaceSwapsTheSet() throws {
+        let auth = try BearerTokenAuthenticator(fileContents: file)
+        try auth.replace(fileContents: "delta\n")
         XCTAssertFalse(auth.accepts(authorization: "Bearer alpha-token"))
         XCTAssertTrue(auth.accepts(authorization: "Bearer delta"))
     }

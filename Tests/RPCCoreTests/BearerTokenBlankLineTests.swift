@@ -3,9 +3,9 @@ import XCTest
 
 /// Issue 16: nothing in a tokens file that is blank once trimmed may ever authenticate.
 final class BearerTokenBlankLineTests: XCTestCase {
-    func testBlankAndCommentOnlyFilesHoldNoTokens() {
+    func testBlankAndCommentOnlyFilesHoldNoTokens() throws {
         for contents in ["", "\n", "   \n\t\n\r\n", "# nothing yet\n\n#\n", " # indented comment \n"] {
-            let auth = BearerTokenAuthenticator(fileContents: contents)
+            let auth = try BearerTokenAuthenticator(fileContents: contents)
             XCTAssertEqual(auth.tokenCount, 0, "file \(contents.debugDescription)")
             for presented in ["Bearer ", "Bearer  ", "Bearer \t", "Bearer \r", "Bearer #", "Bearer", ""] {
                 XCTAssertFalse(auth.accepts(authorization: presented),
@@ -14,8 +14,8 @@ final class BearerTokenBlankLineTests: XCTestCase {
         }
     }
 
-    func testBlankLinesBesideATokenAddNothing() {
-        let auth = BearerTokenAuthenticator(fileContents: "\n  \nreal-token\n\t\n")
+    func testBlankLinesBesideATokenAddNothing() throws {
+        let auth = try BearerTokenAuthenticator(fileContents: "\n  \nreal-token\n\t\n")
         XCTAssertEqual(auth.tokenCount, 1)
         XCTAssertTrue(auth.accepts(authorization: "Bearer real-token"))
         for presented in ["Bearer ", "Bearer  ", "Bearer \t"] {

@@ -29,7 +29,7 @@ final class BearerTokenGateTests: XCTestCase {
 
     func testRefusesWithoutAnAcceptedToken() throws {
         let gate = BearerTokenGate(
-            authenticator: BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
+            authenticator: try BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
         for authorization in [nil, "", "Bearer ", "Bearer wrong", "Basic admin-token", "admin-token"] {
             let response = try XCTUnwrap(answer(gate, authorization: authorization))
             XCTAssertEqual(response.status, 401, "\(authorization ?? "nil")")
@@ -40,14 +40,14 @@ final class BearerTokenGateTests: XCTestCase {
         XCTAssertEqual(answer(gate, authorization: nil, path: "/nope")?.status, 401)
     }
 
-    func testPassesAcceptedTokensThrough() {
+    func testPassesAcceptedTokensThrough() throws {
         let gate = BearerTokenGate(
-            authenticator: BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
+            authenticator: try BearerTokenAuthenticator(fileContents: "admin-token\n"), protecting: inner)
         XCTAssertEqual(answer(gate, authorization: "Bearer admin-token")?.status, 200)
         XCTAssertEqual(answer(gate, authorization: "Bearer admin-token", path: "/nope")?.status, 404)
     }
 
-    func testWithoutTokensEverythingPasses() {
+    func testWithoutTokensEverythingPasses() throws {
         let gate = BearerTokenGate(authenticator: nil, protecting: inner)
         XCTAssertEqual(answer(gate, authorization: nil)?.status, 200)
     }

@@ -31,6 +31,23 @@ struct ChangeJSONTests {
         #expect(ChangeJSON.body(change, cursor: "00000000000000000042") == python)
     }
 
+    /// A grant's change: its chain id is internal, so the body has no originalTransactionId and
+    /// the grant id in grantId (field 16), as Python writes the message the API would send.
+    @Test func aGrantsChangeCarriesItsGrantIDAndNoChain() {
+        let grant = Grant(grantID: "g00000000000000a1", entitlementID: "pro", startsAtMs: 1_700_000_000_000,
+                          expiresAtMs: 1_700_604_800_000, actor: "alice", reason: "goodwill")
+        let entitlement = grant.entitlement(at: .now(1_700_000_000_001))!
+        let change = EntitlementChange(sequence: 7, changeID: "log1-7", userID: "u", entitlement: entitlement,
+                                       previousState: nil, occurredAtMs: 1_700_000_000_001,
+                                       causeEventID: "grant:g00000000000000a1")
+        let python = #"{"cursor":"c","changeId":"log1-7","userId":"u","entitlement":{"#
+            + #""state":"ENTITLEMENT_STATE_ACTIVE","active":true,"purchasedAtMs":"1700000000000","#
+            + #""expiresAtMs":"1700604800000","productType":"PRODUCT_TYPE_PROMOTIONAL","#
+            + #""environment":"ENVIRONMENT_PRODUCTION","entitlementId":"pro","grantId":"g00000000000000a1"},"#
+            + #""occurredAtMs":"1700000000001","causeEventId":"grant:g00000000000000a1"}"#
+        #expect(ChangeJSON.body(change, cursor: "c") == python)
+    }
+
     /// Defaults left out: no previous state (first appearance), inactive, no expiry, no
     /// grace, no cause (a time-driven change), no group, no entitlement id.
     @Test func defaultValuesAreLeftOutLikePythonJSONFormat() {
