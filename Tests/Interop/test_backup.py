@@ -6,7 +6,6 @@ answers as it did on the original. Also `entitlementd verify-store` finding dama
 SQLite is copied with `entitlementd backup`; PostgreSQL with pg_dump/pg_restore, the recipe
 docs/operations.md gives. Run with `-s` to see the drill's output."""
 import json
-import shutil
 import sqlite3
 import subprocess
 import threading
