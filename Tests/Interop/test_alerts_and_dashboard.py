@@ -175,6 +175,7 @@ def wired(binary, server, tmp_path):
     tokens = tmp_path / "tokens"
     tokens.write_text(f"{TOKEN}\n")
     tokens.chmod(0o600)
+    started = time.time()
     daemon = server(
         "--listen", f"127.0.0.1:{port}", "--bundle-id", BUNDLE_ID, "--apple-root-ca", sim.root_path,
         "--app-store-key", sim.key_path, "--app-store-key-id", KEY_ID, "--app-store-issuer-id", ISSUER_ID,
@@ -183,13 +184,13 @@ def wired(binary, server, tmp_path):
         "--apple-sandbox-url", sim.url + "/sandbox/verifyReceipt", "--receipt-mode", "verify-receipt",
         "--reconcile-interval", "1h", "--webhook-url", receiver.url, "--webhook-secret", WEBHOOK_SECRET,
         "--auth-tokens-file", tokens)
-    yield sim, daemon
+    yield sim, daemon, started
     receiver.stop()
     sim.stop()
 
 
 def test_every_name_the_rules_and_the_dashboard_use_is_exported(pb, wired):
-    sim, daemon = wired
+    sim, daemon, started = wired
     stub = pb.ent_grpc.EntitlementServiceStub(daemon.channel())
     # A purchase: Apple's SUBSCRIBED notification to the webhook, a change for the webhook
     # receiver; its transaction id through the Server API; its receipt through verifyReceipt.
@@ -211,6 +212,13 @@ def test_every_name_the_rules_and_the_dashboard_use_is_exported(pb, wired):
         if not missing or time.monotonic() > deadline:
             break
         time.sleep(0.2)
+    # The gauges the rules compare, with their values.
+    text = metrics(daemon)
+    gauges = {line.split()[0]: float(line.split()[1]) for line in text.splitlines()
+              if line and not line.startswith("#") and "{" not in line}
+    assert gauges["entitlementd_ready"] == 1
+    assert gauges["entitlementd_reconciliation_interval_seconds"] == 3600, "--reconcile-interval 1h"
+    assert started - 1 <= gauges["process_start_time_seconds"] <= time.time()
     for used, where in [(rules, "alerts.yml"), (dashboard, "the dashboard")]:
         assert not missing_from(scraped, used), \
             f"{where} reads series /metrics does not have: {missing_from(scraped, used)}"
