@@ -105,7 +105,7 @@ def test_the_name_extraction_reads_promql_as_promql():
 def test_the_rules_and_the_dashboard_read_names_they_should():
     rules, dashboard = used_names()
     for name in ["entitlementd_ready", "entitlementd_reconciliation_last_success_timestamp_seconds",
-                 "entitlementd_reconciliation_interval_seconds", "entitlementd_webhook_dead_letters",
+                 "entitlementd_reconciliation_interval_seconds", "entitlementd_webhook_deliveries_total",
                  "entitlementd_apple_requests_total", "entitlementd_app_store_api_requests_total",
                  "entitlementd_consumption_answers_total", "entitlementd_store_commit_duration_seconds_bucket",
                  "entitlementd_auth_tokens_last_reload_successful", "up"]:
