@@ -12,7 +12,8 @@
 #     of two production replicas (grpcio over h2c, HTTP/1.1, health checks taking a replica
 #     out), and entitlementd@.service like the single unit;
 #   - Prometheus: `promtool check rules` on Deploy/prometheus/alerts.yml, `promtool test rules`
-#     on its unit tests (alerts.test.yml), and the Grafana dashboard's queries parsed as PromQL.
+#     on its unit tests (alerts.test.yml), `promtool check config` on the example prometheus.yml,
+#     and the Grafana dashboard's queries parsed as PromQL.
 #
 #   Scripts/lib/test-deploy.sh PRODUCTION_BIN PYTHON     (PYTHON: the venv with grpcio, pytest)
 #

@@ -1,15 +1,17 @@
-"""Deploy/prometheus/alerts.yml and Deploy/grafana/entitlementd.json with Prometheus's own
-promtool (Debian's `prometheus` package; Scripts/lib/test-deploy.sh installs it): the rules
-pass `promtool check rules`, their unit tests (alerts.test.yml) pass `promtool test rules`, and
-every dashboard query parses as PromQL. Tests/Interop/test_alerts_and_dashboard.py checks the
+"""Deploy/prometheus/ and Deploy/grafana/entitlementd.json with Prometheus's own promtool
+(Debian's `prometheus` package; Scripts/lib/test-deploy.sh installs it): the rules pass
+`promtool check rules`, their unit tests (alerts.test.yml) pass `promtool test rules`, the
+example configuration passes `promtool check config`, and every dashboard query parses as PromQL. Tests/Interop/test_alerts_and_dashboard.py checks the
 names they use against a real scrape."""
 import json
+import shutil
 import subprocess
 
 from deploy_support import DEPLOY, need_tool
 
 RULES = DEPLOY / "prometheus" / "alerts.yml"
 RULE_TESTS = DEPLOY / "prometheus" / "alerts.test.yml"
+CONFIG = DEPLOY / "prometheus" / "prometheus.yml"
 DASHBOARD = DEPLOY / "grafana" / "entitlementd.json"
 
 # Grafana's variables, replaced by what Prometheus would get for "all jobs and instances".
@@ -33,6 +35,21 @@ def test_rule_unit_tests_pass():
     code, out = promtool("test", "rules", RULE_TESTS.name, cwd=RULE_TESTS.parent)
     assert code == 0, out
     assert "SUCCESS" in out, out
+
+
+def test_example_configuration_passes_promtool_check(tmp_path):
+    """The shipped prometheus.yml with its rules beside it, the token file where it says (a
+    missing credentials file fails the check, as it would fail Prometheus)."""
+    token = tmp_path / "entitlementd.token"
+    token.write_text("deploy-check-admin-token\n")
+    token.chmod(0o600)
+    text = CONFIG.read_text()
+    assert "/etc/prometheus/entitlementd.token" in text and "job_name: entitlementd" in text
+    (tmp_path / "prometheus.yml").write_text(text.replace("/etc/prometheus/entitlementd.token", str(token)))
+    shutil.copy(RULES, tmp_path / "alerts.yml")
+    code, out = promtool("check", "config", "prometheus.yml", cwd=tmp_path)
+    assert code == 0, out
+    assert "SUCCESS: 1 rule files found" in out, out
 
 
 def test_every_alert_has_a_unit_test():
