@@ -30,7 +30,8 @@ extension StoredFacts {
         let chainIDs = rollupChains(transactions: transactions, reversedRefunds: reversedRefunds)
         let before = rollupContributions(of: chainIDs)
         let outcome = try body(&self)
-        for price in prices where self.transactions[price.transactionID] != nil && self.prices[price.transactionID] == nil {
+        for price in prices where self.transactions[price.transactionID] != nil
+            && self.prices[price.transactionID] == nil {
             self.prices[price.transactionID] = price
         }
         for (chainID, after) in rollupContributions(of: chainIDs) {

@@ -130,6 +130,8 @@ extension RollupTransaction {
             expiresDateMs: row.optionalInt64(at: first + 2), cancellationDateMs: row.optionalInt64(at: first + 3),
             isTrialPeriod: row.bool(at: first + 4), isUpgraded: row.bool(at: first + 5),
             environment: StorageCodes.environment(row.int64(at: first + 6)),
-            price: price.map { TransactionPrice(transactionID: transactionID, milliUnits: $0, currency: currency ?? "") })
+            price: price.map {
+                TransactionPrice(transactionID: transactionID, milliUnits: $0, currency: currency ?? "")
+            })
     }
 }
