@@ -130,7 +130,7 @@ let package = Package(
         // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
         .executableTarget(name: "entitlementd-bench",
                           dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "Entitlements",
-                                         "ServiceRuntime"],
+                                         "ServiceRuntime", "ConsoleDashboard"],
                           path: "Benchmarks/entitlementd-bench"),
         // ES256 JWS verifications per second on one thread over real Apple tokens; prints figures.
         .executableTarget(name: "jws-bench", dependencies: ["JWS"], path: "Benchmarks/jws-bench"),
