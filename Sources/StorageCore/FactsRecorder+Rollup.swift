@@ -10,14 +10,6 @@ import SQLDatabase
 /// write its savepoint rolled back leaves its chains as noted, so it adds nothing; a duplicate
 /// changes no transaction, so it adds nothing either.
 extension FactsRecorder {
-    /// Columns of a `transactions` row as ``RollupTransaction/init(row:at:)`` reads them.
-    static var rollupColumns: String {
-        """
-        transaction_id, purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
-        is_upgraded, environment, price_milli, currency
-        """
-    }
-
     /// Notes the contributions of the chain in `chainRow` before the open transaction first
     /// changes it; `isNew`: this transaction created it, so it contributed nothing.
     package func noteRollupChain(_ chainRow: Int64, isNew: Bool = false) throws {
@@ -27,7 +19,7 @@ extension FactsRecorder {
 
     /// ``noteRollupChain(_:isNew:)`` for the chain `transactionID` is stored in, if it is stored.
     package func noteRollupChain(ofTransaction transactionID: String) throws {
-        let find = try db.prepare("SELECT chain_rowid FROM transactions WHERE transaction_id = ?")
+        let find = statements.chainOfTransaction
         DB.bindDecimalID(transactionID, at: 1, of: find)
         let chainRow = try find.step() ? find.int64(at: 0) : nil
         find.reset()
@@ -38,9 +30,7 @@ extension FactsRecorder {
     /// Apple signed for a transaction is its price.
     package func recordPrices(_ prices: [TransactionPrice]) throws {
         guard !prices.isEmpty else { return }
-        let update = try db.prepare("""
-            UPDATE transactions SET price_milli = ?, currency = ? WHERE transaction_id = ? AND price_milli IS NULL
-            """)
+        let update = statements.recordPrice
         for price in prices {
             try noteRollupChain(ofTransaction: price.transactionID)
             update.bind(price.milliUnits, at: 1)
@@ -65,11 +55,7 @@ extension FactsRecorder {
     /// Adds `cells` to `daily_rollup`.
     package func add(_ cells: [RollupKey: Int64]) throws {
         guard !cells.isEmpty else { return }
-        let upsert = try db.prepare("""
-            INSERT INTO daily_rollup (environment, day, counter, currency, amount) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (environment, day, counter, currency)
-            DO UPDATE SET amount = daily_rollup.amount + excluded.amount
-            """)
+        let upsert = statements.addToRollup
         for (key, amount) in cells {
             upsert.bind(StorageCodes.code(key.environment), at: 1)
             upsert.bind(key.day.daysSince1970, at: 2)
@@ -82,7 +68,7 @@ extension FactsRecorder {
 
     /// The transactions of the chain in `chainRow`, as the rollup reads them.
     package func rollupTransactions(chainRow: Int64) throws -> [RollupTransaction] {
-        let find = try db.prepare("SELECT \(Self.rollupColumns) FROM transactions WHERE chain_rowid = ?")
+        let find = statements.rollupTransactions
         find.bind(chainRow, at: 1)
         defer { find.reset() }
         var transactions: [RollupTransaction] = []
@@ -98,7 +84,7 @@ extension FactsRecorder {
         let isPending = try pending.step()
         pending.reset()
         guard isPending else { return false }
-        let all = try db.prepare("SELECT chain_rowid, \(Self.rollupColumns) FROM transactions ORDER BY chain_rowid")
+        let all = try db.prepare("SELECT chain_rowid, \(RollupSQL.columns) FROM transactions ORDER BY chain_rowid")
         defer { all.reset() }
         var totals: [RollupKey: Int64] = [:]
         var chain: [RollupTransaction] = []
@@ -120,7 +106,7 @@ extension FactsRecorder {
 }
 
 extension RollupTransaction {
-    /// Decodes ``FactsRecorder/rollupColumns`` starting at column `first`.
+    /// Decodes ``RollupSQL/columns`` starting at column `first`.
     package init(row: some SQLStatement, at first: Int32) {
         let currency = row.optionalString(at: first + 8)
         let price = row.optionalInt64(at: first + 7)
@@ -134,4 +120,23 @@ extension RollupTransaction {
                 TransactionPrice(transactionID: transactionID, milliUnits: $0, currency: currency ?? "")
             })
     }
+}
+
+/// The rollup's statements, held by ``FactsRecorder/Statements``.
+enum RollupSQL {
+    /// Columns of a `transactions` row as ``RollupTransaction/init(row:at:)`` reads them.
+    static let columns = """
+        transaction_id, purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
+        is_upgraded, environment, price_milli, currency
+        """
+    static let chainTransactions = "SELECT \(columns) FROM transactions WHERE chain_rowid = ?"
+    static let chainOfTransaction = "SELECT chain_rowid FROM transactions WHERE transaction_id = ?"
+    static let recordPrice = """
+        UPDATE transactions SET price_milli = ?, currency = ? WHERE transaction_id = ? AND price_milli IS NULL
+        """
+    static let add = """
+        INSERT INTO daily_rollup (environment, day, counter, currency, amount) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT (environment, day, counter, currency)
+        DO UPDATE SET amount = daily_rollup.amount + excluded.amount
+        """
 }
