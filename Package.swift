@@ -82,6 +82,9 @@ let package = Package(
                 exclude: ["schema.sql"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
+        // The console's dashboard: daily figures -> HTML with server-rendered SVG charts, and CSV.
+        // Pure functions over domain values; the console's routes call them.
+        .target(name: "ConsoleDashboard", dependencies: ["Entitlements"]),
         // Webhooks: the change log pushed to HTTP endpoints through the durable outbox.
         .target(name: "Webhooks",
                 dependencies: ["EntitlementPorts", "Entitlements", "JWS", "ServiceRuntime", "HTTPClient"]),
@@ -127,7 +130,7 @@ let package = Package(
         // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
         .executableTarget(name: "entitlementd-bench",
                           dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "Entitlements",
-                                         "ServiceRuntime"],
+                                         "ServiceRuntime", "ConsoleDashboard"],
                           path: "Benchmarks/entitlementd-bench"),
         // ES256 JWS verifications per second on one thread over real Apple tokens; prints figures.
         .executableTarget(name: "jws-bench", dependencies: ["JWS"], path: "Benchmarks/jws-bench"),
@@ -151,6 +154,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests",
                     dependencies: ["HTTPServer", "HTTP2", "HTTPCore", "CLinux", "SeededRandom", "TestSupport"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements", "SeededRandom"]),
+        .testTarget(name: "ConsoleDashboardTests", dependencies: ["ConsoleDashboard", "Entitlements"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "RPCClientTests",

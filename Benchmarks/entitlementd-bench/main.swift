@@ -5,6 +5,7 @@
 ///   entitlementd-bench writes  --database PATH --writers N --count M
 ///   entitlementd-bench startup --database PATH
 ///   entitlementd-bench reads   --database PATH --users N --distinct D [--write-every-ms MS]
+///   entitlementd-bench dashboard --database PATH [--users N] [--rounds R]
 ///
 /// Build: swift build -c release --product entitlementd-bench --scratch-path .build-release
 import Foundation
@@ -14,6 +15,7 @@ let usage = """
            entitlementd-bench writes  --database PATH --writers N --count M
            entitlementd-bench startup --database PATH
            entitlementd-bench reads   --database PATH --users N --distinct D [--write-every-ms MS]
+           entitlementd-bench dashboard --database PATH [--users N] [--rounds R]
     """
 
 do {
@@ -26,6 +28,7 @@ do {
     case "writes": try await WritesCommand(options).run()
     case "startup": try await StartupCommand(options).run()
     case "reads": try await ReadsCommand(options).run()
+    case "dashboard": try await DashboardCommand(options).run()
     default: throw BenchError("unknown subcommand '\(command)'\n\(usage)")
     }
 } catch {

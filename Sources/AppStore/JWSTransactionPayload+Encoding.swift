@@ -73,6 +73,8 @@ extension JWSTransactionPayload {
         root.string("offerDiscountType", offerDiscountType)
         root.string("environment", environment.appleName)
         root.string("transactionReason", transactionReason)
+        root.number("price", price)
+        root.string("currency", currency)
         return root.bytes
     }
 }

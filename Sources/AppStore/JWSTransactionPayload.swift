@@ -29,6 +29,10 @@ public struct JWSTransactionPayload: Sendable, Hashable {
     public var transactionReason: String?
     public var environment: Environment
     public var signedDateMs: Int64
+    /// Apple's `price` in milli-units of ``currency`` (sent since 2023; 0 for a free trial).
+    public var price: Int64? = nil
+    /// ISO 4217 code of ``price``.
+    public var currency: String? = nil
 
     /// Decodes the payload JSON (the JWS's middle segment, base64url-decoded).
     public static func parse(_ payload: [UInt8]) throws(AppStoreFormatError) -> JWSTransactionPayload {
@@ -57,7 +61,15 @@ public struct JWSTransactionPayload: Sendable, Hashable {
             quantity: try root.int("quantity"),
             transactionReason: try root.string("transactionReason"),
             environment: environment,
-            signedDateMs: try root.requiredInt64("signedDate"))
+            signedDateMs: try root.requiredInt64("signedDate"),
+            price: try root.int64("price"),
+            currency: try root.string("currency"))
+    }
+
+    /// What the customer paid, when Apple said both the price and its currency.
+    public var transactionPrice: TransactionPrice? {
+        guard let price, let currency, !currency.isEmpty else { return nil }
+        return TransactionPrice(transactionID: transactionID, milliUnits: price, currency: currency)
     }
 
     /// Apple's `type` as the domain's product type; `nil` for a type Apple adds later.

@@ -41,7 +41,10 @@ public final class InMemoryEntitlementStore: EntitlementRepository {
         let outcome = try applyWithChanges { facts, now in
             let previousOwners = (write.transactions.map(\.originalTransactionID)
                 + write.renewalInfos.map(\.originalTransactionID)).compactMap { facts.chains[$0]?.ownerID }
-            let outcome = try facts.record(write, transferPolicy: transferPolicy, now: now)
+            let outcome = try facts.maintainingRollup(transactions: write.transactions, reversedRefunds: [],
+                                                      prices: write.prices) {
+                try $0.record(write, transferPolicy: transferPolicy, now: now)
+            }
             return (outcome, [write.userID] + previousOwners + outcome.refusals.map(\.ownerUserID))
         }
         if let refusal = outcome.refusals.first { throw StoreError.claimRefused(refusal, claimant: write.userID) }
@@ -50,7 +53,9 @@ public final class InMemoryEntitlementStore: EntitlementRepository {
 
     public func apply(_ notification: NotificationWrite) async throws -> NotificationOutcome {
         try applyWithChanges { facts, now in
-            let outcome = try facts.apply(notification, now: now)
+            let outcome = try facts.maintainingRollup(
+                transactions: notification.transactions, reversedRefunds: notification.reversedRefunds,
+                prices: notification.prices) { try $0.apply(notification, now: now) }
             return (outcome, outcome.ownerUserIDs)
         }
     }

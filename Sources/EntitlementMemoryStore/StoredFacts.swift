@@ -48,6 +48,10 @@ struct StoredFacts: Sendable {
     /// Each user's grants in the order given, and their idempotency keys' grant ids.
     var grants: [String: [Grant]] = [:]
     var grantIDsByKey: [String: [String: String]] = [:]
+    /// The first price stored for each transaction id, and the daily rollup's cells
+    /// (StoredFacts+Rollup.swift).
+    var prices: [String: TransactionPrice] = [:]
+    var rollup: [RollupKey: Int64] = [:]
 
     /// Everything stored about `userID`: empty for an unknown user.
     func facts(of userID: String) -> UserFacts {

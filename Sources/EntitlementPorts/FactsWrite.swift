@@ -13,11 +13,16 @@ public struct FactsWrite: Sendable {
     /// What the claimant offered; decides whether a chain another user owns can move
     /// (``ClaimRules``).
     public var proof: ClaimProof
+    /// What V2 signed transactions among ``transactions`` cost (the daily rollup's revenue);
+    /// verifyReceipt answers carry no price.
+    public var prices: [TransactionPrice]
 
     public init(
         userID: String, transactions: [Transaction] = [], renewalInfos: [RenewalInfo] = [],
-        source: HistoryEvent.Source, sourceID: String? = nil, proof: ClaimProof = .deviceProof
+        source: HistoryEvent.Source, sourceID: String? = nil, proof: ClaimProof = .deviceProof,
+        prices: [TransactionPrice] = []
     ) {
+        self.prices = prices
         self.proof = proof
         self.userID = userID
         self.transactions = transactions

@@ -23,12 +23,16 @@ public struct NotificationWrite: Sendable {
     /// The notification's Apple type and subject: the events derived from its transactions
     /// carry the type, and the subject's existing event it confirms gets it too.
     public var report: NotificationReport?
+    /// What the V2 signed transactions among ``transactions`` cost (the daily rollup's revenue).
+    public var prices: [TransactionPrice]
 
     public init(
         source: HistoryEvent.Source, sourceID: String, signedDateMs: Int64,
         transactions: [Transaction] = [], renewalInfos: [RenewalInfo] = [],
-        events: [HistoryEvent] = [], reversedRefunds: [String] = [], report: NotificationReport? = nil
+        events: [HistoryEvent] = [], reversedRefunds: [String] = [], report: NotificationReport? = nil,
+        prices: [TransactionPrice] = []
     ) {
+        self.prices = prices
         self.source = source
         self.sourceID = sourceID
         self.signedDateMs = signedDateMs

@@ -51,8 +51,10 @@ public struct EntitlementRefresh: Sendable {
             fetched.renewalInfos.removeAll { !owned.contains($0.originalTransactionID) }
             // No device proof: if the chain moved to another account since the facts were read,
             // a refresh must not take it back.
+            let kept = Set(fetched.transactions.map(\.transactionID))
             let write = FactsWrite(userID: request.userID, transactions: fetched.transactions,
-                                   renewalInfos: fetched.renewalInfos, source: .receipt, proof: .transactionIDOnly)
+                                   renewalInfos: fetched.renewalInfos, source: .receipt, proof: .transactionIDOnly,
+                                   prices: fetched.prices.filter { kept.contains($0.transactionID) })
             newTransactions += try await withStoreErrors { try await repository.write(write) }.newTransactions
             try await withStoreErrors {
                 try await revisions?.recordHistoryRevision(fetched.revision,

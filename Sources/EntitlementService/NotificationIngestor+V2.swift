@@ -24,6 +24,7 @@ extension NotificationIngestor {
                                         notificationID: id)
         }
         var transactions: [Transaction] = []
+        var prices: [TransactionPrice] = []
         var renewals: [RenewalInfo] = []
         if let signed = payload.data?.signedTransactionInfo {
             let decoded: JWSTransactionPayload = try verified(signed, as: "signedTransactionInfo", id: id) { bytes in
@@ -31,6 +32,7 @@ extension NotificationIngestor {
                 return (transaction, transaction.signedDateMs)
             }
             transactions.append(decoded.transaction)
+            prices += decoded.transactionPrice.map { [$0] } ?? []
         }
         if let signed = payload.data?.signedRenewalInfo {
             let decoded: JWSRenewalInfoPayload = try verified(signed, as: "signedRenewalInfo", id: id) { bytes in
@@ -63,7 +65,7 @@ extension NotificationIngestor {
         }
         let write = NotificationWrite(source: .notificationV2, sourceID: id, signedDateMs: signedDate,
                                       transactions: transactions, renewalInfos: renewals, events: events,
-                                      reversedRefunds: reversed, report: report)
+                                      reversedRefunds: reversed, report: report, prices: prices)
         return (write, payload.notificationType)
     }
 

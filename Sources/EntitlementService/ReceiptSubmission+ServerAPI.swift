@@ -74,7 +74,7 @@ extension ReceiptSubmission {
         -> EntitlementV1.SubmitReceiptResponse {
         let write = FactsWrite(userID: userID, transactions: fetched.flatMap(\.transactions),
                                renewalInfos: fetched.flatMap(\.renewalInfos), source: .receipt,
-                               proof: .transactionIDOnly)
+                               proof: .transactionIDOnly, prices: fetched.flatMap(\.prices))
         let outcome = try await storeClaim(write)
         if let revisions {
             for batch in fetched {

@@ -101,9 +101,10 @@ public struct ReceiptSubmission: Sendable {
     /// Apple) with the same chain and signature rules as V2 notifications.
     func submitSigned(_ request: EntitlementV1.SubmitReceiptRequest) async throws -> EntitlementV1.SubmitReceiptResponse
     {
-        let transaction = try signedTransactions.verify(request.signedTransaction)
+        let (transaction, price) = try signedTransactions.verifyPriced(request.signedTransaction)
         let write = FactsWrite(userID: request.userID, transactions: [transaction], source: .receipt,
-                               sourceID: "jws:" + SHA256.hexHash(request.signedTransaction.utf8))
+                               sourceID: "jws:" + SHA256.hexHash(request.signedTransaction.utf8),
+                               prices: price.map { [$0] } ?? [])
         let outcome = try await store(write)
         var response = EntitlementV1.SubmitReceiptResponse()
         response.environment = APIMapping.environment(transaction.environment)

@@ -11,6 +11,8 @@ public struct FetchedPurchases: Sendable {
     public var renewalInfos: [RenewalInfo]
     /// The history's last revision: record it once the facts are durable.
     public var revision: String
+    /// The prices Apple signed into ``transactions`` (the daily rollup's revenue).
+    public var prices: [TransactionPrice] = []
 }
 
 /// Asks the App Store Server API about a transaction id and verifies what comes back exactly
@@ -34,18 +36,24 @@ public struct ServerAPIPurchases: Sendable {
                subscription: Bool = false, deadline: ContinuousClock.Instant?) async throws -> FetchedPurchases {
         let history = try await client.transactionHistory(transactionID: transactionID, revision: revision,
                                                           environment: environment, deadline: deadline)
-        var transactions = try history.signedTransactions.map(verifyTransaction)
+        var transactions: [Transaction] = [], prices: [TransactionPrice] = []
+        func add(_ signed: String) throws(ServerAPIDataRejected) {
+            let (transaction, price) = try verifyPricedTransaction(signed)
+            transactions.append(transaction)
+            if let price { prices.append(price) }
+        }
+        for signed in history.signedTransactions { try add(signed) }
         var renewals: [RenewalInfo] = []
         if subscription || transactions.contains(where: { $0.expiresDateMs != nil }) {
             let statuses = try await client.subscriptionStatuses(transactionID: transactionID,
                                                                  environment: history.environment, deadline: deadline)
             for last in statuses.lastTransactions {
-                if let signed = last.signedTransactionInfo { transactions.append(try verifyTransaction(signed)) }
+                if let signed = last.signedTransactionInfo { try add(signed) }
                 if let signed = last.signedRenewalInfo { renewals.append(try verifyRenewal(signed)) }
             }
         }
         return FetchedPurchases(environment: history.environment, transactions: transactions,
-                                renewalInfos: renewals, revision: history.revision)
+                                renewalInfos: renewals, revision: history.revision, prices: prices)
     }
 
     /// Asks Apple to put `token` on the purchase `originalTransactionID` (a subscription keeps it
@@ -65,6 +73,12 @@ public struct ServerAPIPurchases: Sendable {
     }
 
     func verifyTransaction(_ compact: String) throws(ServerAPIDataRejected) -> Transaction {
+        try verifyPricedTransaction(compact).transaction
+    }
+
+    /// ``verifyTransaction(_:)`` with the price Apple signed into it.
+    func verifyPricedTransaction(_ compact: String) throws(ServerAPIDataRejected)
+        -> (transaction: Transaction, price: TransactionPrice?) {
         let payload: JWSTransactionPayload
         do {
             payload = try verifier.verify(compact) { bytes in
@@ -78,7 +92,7 @@ public struct ServerAPIPurchases: Sendable {
             throw ServerAPIDataRejected(what: "signedTransactionInfo",
                                         reason: "bundleId '\(payload.bundleID ?? "")' is not '\(bundleID)'")
         }
-        return payload.transaction
+        return (payload.transaction, payload.transactionPrice)
     }
 
     func verifyRenewal(_ compact: String) throws(ServerAPIDataRejected) -> RenewalInfo {

@@ -13,6 +13,12 @@ public struct SignedTransactionVerifier: Sendable {
     }
 
     func verify(_ compact: String) throws(SignedTransactionError) -> Transaction {
+        try verifyPriced(compact).transaction
+    }
+
+    /// ``verify(_:)`` with the price Apple signed into the transaction, for the daily rollup.
+    func verifyPriced(_ compact: String) throws(SignedTransactionError)
+        -> (transaction: Transaction, price: TransactionPrice?) {
         let payload: JWSTransactionPayload
         do {
             payload = try verifier.verify(compact) { bytes in
@@ -27,6 +33,6 @@ public struct SignedTransactionVerifier: Sendable {
         if let bundleID, payload.bundleID != bundleID {
             throw .otherBundle(found: payload.bundleID, expected: bundleID)
         }
-        return payload.transaction
+        return (payload.transaction, payload.transactionPrice)
     }
 }

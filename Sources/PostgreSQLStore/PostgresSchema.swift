@@ -335,5 +335,21 @@ enum PostgresSchema {
             ALTER TABLE history_events ADD COLUMN actor \(text);
             ALTER TABLE history_events ADD COLUMN reason \(text);
             """),
+        // As SQLite's migration of the same name (Schema.dailyRollupMigration): the dashboard's
+        // daily rollup, the prices it sums, and the mark that has the store fill it when it opens.
+        ("daily_rollup", """
+            CREATE TABLE daily_rollup (
+                environment BIGINT NOT NULL,
+                day BIGINT NOT NULL,
+                counter \(text) NOT NULL,
+                currency \(text) NOT NULL,
+                amount BIGINT NOT NULL,
+                PRIMARY KEY (environment, day, counter, currency)
+            );
+            ALTER TABLE transactions ADD COLUMN price_milli BIGINT;
+            ALTER TABLE transactions ADD COLUMN currency \(text);
+            CREATE TABLE daily_rollup_backfill (chains_through BIGINT NOT NULL);
+            INSERT INTO daily_rollup_backfill (chains_through) SELECT MAX(id) FROM chains HAVING COUNT(*) > 0;
+            """),
     ]
 }

@@ -49,7 +49,9 @@ CREATE TABLE transactions (
     environment BIGINT NOT NULL,
     declared_product_type TEXT COLLATE "C",
     product_name_rowid BIGINT NOT NULL REFERENCES product_names(id),
-    group_name_rowid BIGINT REFERENCES product_names(id)
+    group_name_rowid BIGINT REFERENCES product_names(id),
+    price_milli BIGINT,
+    currency TEXT COLLATE "C"
 );
 CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
 
@@ -262,3 +264,19 @@ CREATE TABLE grants (
 CREATE INDEX grants_by_user ON grants(user_rowid);
 CREATE UNIQUE INDEX grants_by_idempotency_key ON grants(user_rowid, idempotency_key)
     WHERE idempotency_key IS NOT NULL;
+
+-- The dashboard's daily rollup, kept by the writer with the facts it derives from: per
+-- environment code, UTC day (days since 1970-01-01), counter and currency (empty but for
+-- revenue, in milli-units). Active subscriptions are the running sum of starts minus churn.
+CREATE TABLE daily_rollup (
+    environment BIGINT NOT NULL,
+    day BIGINT NOT NULL,
+    counter TEXT COLLATE "C" NOT NULL,
+    currency TEXT COLLATE "C" NOT NULL,
+    amount BIGINT NOT NULL,
+    PRIMARY KEY (environment, day, counter, currency)
+);
+
+-- A row here (left by the migration on a store with chains) has the store fill the rollup
+-- from every stored chain when it opens, then delete the row.
+CREATE TABLE daily_rollup_backfill (chains_through BIGINT NOT NULL);

@@ -47,7 +47,9 @@ CREATE TABLE transactions (
     in_app_ownership_type TEXT,
     app_account_token TEXT,
     environment INTEGER NOT NULL,
-    declared_product_type TEXT
+    declared_product_type TEXT,
+    price_milli INTEGER,
+    currency TEXT
 );
 CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
 
@@ -256,3 +258,19 @@ CREATE TABLE grants (
 CREATE INDEX grants_by_user ON grants(user_rowid);
 CREATE UNIQUE INDEX grants_by_idempotency_key ON grants(user_rowid, idempotency_key)
     WHERE idempotency_key IS NOT NULL;
+
+-- The dashboard's daily rollup, kept by the writer with the facts it derives from: per
+-- environment code, UTC day (days since 1970-01-01), counter and currency (empty but for
+-- revenue, in milli-units). Active subscriptions are the running sum of starts minus churn.
+CREATE TABLE daily_rollup (
+    environment INTEGER NOT NULL,
+    day INTEGER NOT NULL,
+    counter TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    PRIMARY KEY (environment, day, counter, currency)
+) WITHOUT ROWID;
+
+-- A row here (left by the migration on a store with chains) has the store fill the rollup
+-- from every stored chain when it opens, then delete the row.
+CREATE TABLE daily_rollup_backfill (chains_through INTEGER NOT NULL);

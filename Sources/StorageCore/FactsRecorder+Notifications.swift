@@ -54,6 +54,7 @@ extension FactsRecorder {
             }
             if let confirmation = stored.confirmation { try confirm(confirmation) }
         }
+        try recordPrices(notification.prices)
         try recordUpgrade(notification, chains: chains, outcome: &outcome)
         for info in notification.renewalInfos {
             try upsert(info, chainRow: chains[ExactID(info.originalTransactionID)]!.row)

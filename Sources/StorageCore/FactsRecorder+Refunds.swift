@@ -31,6 +31,7 @@ extension FactsRecorder {
                notification: NotificationReport? = nil, chainIsNew: Bool = false) throws
         -> (isNew: Bool, events: [HistoryEvent], confirmation: HistoryConfirmation?, target: HistoryPointerTarget?) {
         // Only a cancellation needs the reversal: the common path costs no extra query.
+        try noteRollupChain(chainRow, isNew: chainIsNew)
         let reversedAt = transaction.cancellationDateMs == nil
             ? nil : try refundReversedAt(transaction.transactionID)
         let incoming = transaction.withRefundReversed(at: reversedAt)
@@ -49,7 +50,13 @@ extension FactsRecorder {
             return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
         }
         let merged = stored.value.merged(with: incoming)
-        if merged != stored.value { try update(merged, row: stored.row) }
+        if merged != stored.value {
+            // Stored in another chain (an id Apple reused): that chain's figures change.
+            if !stored.value.originalTransactionID.hasSameBytes(as: chainID) {
+                try noteRollupChain(ofTransaction: transaction.transactionID)
+            }
+            try update(merged, row: stored.row)
+        }
         return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: merged))
     }
 
@@ -91,6 +98,7 @@ extension FactsRecorder {
         record.bind(transactionID, at: 1)
         record.bind(reversedAtMs, at: 2)
         try record.execute()
+        try noteRollupChain(ofTransaction: transactionID)
         let clear = try db.prepare("""
             UPDATE transactions SET cancellation_date_ms = NULL
             WHERE transaction_id = ? AND cancellation_date_ms <= ? AND is_upgraded = 0

@@ -15,6 +15,8 @@ extension FactsRecorder {
         package let insertHistoryEvent, insertPendingEvent: DB.Statement
         package let insertPointingHistoryEvent: DB.Statement
         package let userFactsFromTables, upsertUserFactsRecord: DB.Statement
+        /// The daily rollup's (``FactsRecorder/applyRollup()``).
+        package let rollupTransactions, chainOfTransaction, recordPrice, addToRollup: DB.Statement
 
         package init(_ db: DB) throws {
             findUser = try db.prepare(FactsRecorderSQL.findUser)
@@ -35,6 +37,10 @@ extension FactsRecorder {
             insertPendingEvent = try db.prepare(FactsRecorderSQL.insertPendingEvent)
             userFactsFromTables = try db.prepare(UserFacts.tablesSQL)
             upsertUserFactsRecord = try db.prepare(UserFacts.upsertRecordSQL)
+            rollupTransactions = try db.prepare(RollupSQL.chainTransactions)
+            chainOfTransaction = try db.prepare(RollupSQL.chainOfTransaction)
+            recordPrice = try db.prepare(RollupSQL.recordPrice)
+            addToRollup = try db.prepare(RollupSQL.add)
         }
     }
 }

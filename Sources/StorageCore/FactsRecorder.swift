@@ -24,6 +24,10 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// whole, so a name it stored stays until it ends, while one stored by an earlier write may
     /// have been rolled back since (and its row id reused for another name).
     package var namesStoredThisWrite: [(name: String, row: Int64)] = []
+    /// The daily rollup contributions of each chain (by row) the open transaction has changed,
+    /// as they were before its first change (``noteRollupChain(_:isNew:)``); added to the rollup
+    /// and emptied by ``applyRollup()`` before COMMIT.
+    package var rollupBefore: [Int64: [RollupKey: Int64]] = [:]
 
     package init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db
@@ -90,6 +94,7 @@ package final class FactsRecorder<DB: StorageEngine> {
                 outcome.newEvents += 1
             }
         }
+        try recordPrices(write.prices)
         for info in write.renewalInfos {
             try upsert(info, chainRow: chainRows[ExactID(info.originalTransactionID)]!.row)
         }

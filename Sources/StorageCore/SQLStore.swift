@@ -103,6 +103,11 @@ public actor SQLStore<DB: StorageEngine> {
         } catch {
             throw StoreError.storage(error, "preparing the writer's savepoint")
         }
+        do {
+            try writer.backfillRollupIfPending()
+        } catch {
+            throw StoreError.storage(error, "filling the daily rollup from the stored facts")
+        }
         let observers = changeObservers
         replicas = try makeReplicas?(ReplicaHooks(
             cache: cache,

@@ -168,6 +168,7 @@ package final class Writer<DB: StorageEngine> {
         appendedChanges = [:]
         pendingDueLagSeconds = nil
         batchFacts = [:]
+        recorder.rollupBefore = [:]
         do {
             try db.transaction(beginning: DB.beginWrite) {
                 // Time first: a change that was due before these facts arrived is not theirs.
@@ -182,6 +183,7 @@ package final class Writer<DB: StorageEngine> {
                     }
                     return answer.resume
                 }
+                try recorder.applyRollup()
                 try recorder.refreshRecords(for: affected.inOrder, known: batchFacts)
                 try publishCommit(users: affected.inOrder.map(\.text))
             }
@@ -339,6 +341,7 @@ package final class Writer<DB: StorageEngine> {
         while start < writes.count {
             let end = min(start + WriterLimits.seedChunkSize, writes.count)
             do {
+                recorder.rollupBefore = [:]
                 try db.transaction(beginning: DB.beginWrite) {
                     var affected = UsersInFirstSeenOrder()
                     for write in writes[start..<end] {
@@ -347,6 +350,7 @@ package final class Writer<DB: StorageEngine> {
                         recorder.addedEvents = []
                         affected.add(written)
                     }
+                    try recorder.applyRollup()
                     try recorder.refreshRecords(for: affected.inOrder)
                     try publish?(db, nil, nil)
                 }
@@ -354,6 +358,17 @@ package final class Writer<DB: StorageEngine> {
                 throw StoreError.storage(error, "seeding facts")
             }
             start = end
+        }
+    }
+}
+
+extension Writer {
+    /// Fills the daily rollup from every stored chain if the migration that created it asked
+    /// to (``FactsRecorder/backfillRollupIfPending()``), in one write transaction: under the
+    /// write lock, so of replicas opening together one fills it and the others find it done.
+    package func backfillRollupIfPending() throws {
+        try db.transaction(beginning: DB.beginWrite) {
+            _ = try recorder.backfillRollupIfPending()
         }
     }
 }

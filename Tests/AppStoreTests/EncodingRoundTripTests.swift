@@ -130,6 +130,20 @@ final class EncodingRoundTripTests: XCTestCase {
             "RENEWAL")
     }
 
+    func testTransactionPriceReadsApplesMilliUnitsAndCurrency() throws {
+        var payload = JWSTransactionPayload(transaction: chain(environment: .production)[1],
+                                            bundleID: "com.example.app", signedDateMs: t0 + 1)
+        XCTAssertNil(try JWSTransactionPayload.parse(payload.jsonBody()).transactionPrice, "no price sent")
+        payload.price = 9_990
+        payload.currency = "USD"
+        let parsed = try JWSTransactionPayload.parse(payload.jsonBody())
+        XCTAssertEqual(parsed, payload)
+        XCTAssertEqual(parsed.transactionPrice,
+                       TransactionPrice(transactionID: payload.transactionID, milliUnits: 9_990, currency: "USD"))
+        payload.currency = nil
+        XCTAssertNil(try JWSTransactionPayload.parse(payload.jsonBody()).transactionPrice, "a price needs its currency")
+    }
+
     func testRenewalInfoPayloadRoundTrip() throws {
         let info = renewal(signedAt: t0 + 3)
         let payload = JWSRenewalInfoPayload(renewalInfo: info, productID: "pro.monthly", environment: .sandbox,

@@ -18,12 +18,15 @@ struct AppleNotifications: Sendable {
     /// A V2 body: `{"signedPayload": JWS}` with the transaction and renewal info each signed too.
     func v2(
         _ uuid: String, _ type: String, subtype: String? = nil, transaction: Transaction? = nil,
-        renewal: RenewalInfo? = nil, signedAt: Int64 = Harness.now, bundleID: String = Self.bundleID
+        renewal: RenewalInfo? = nil, signedAt: Int64 = Harness.now, bundleID: String = Self.bundleID,
+        price: (milliUnits: Int64, currency: String)? = nil
     ) throws -> [UInt8] {
         let signer = authority.signer
         let signedTransaction = try transaction.map {
-            try signer.sign(
-                JWSTransactionPayload(transaction: $0, bundleID: bundleID, signedDateMs: signedAt).jsonBody())
+            var payload = JWSTransactionPayload(transaction: $0, bundleID: bundleID, signedDateMs: signedAt)
+            payload.price = price?.milliUnits
+            payload.currency = price?.currency
+            return try signer.sign(payload.jsonBody())
         }
         let signedRenewal = try renewal.map {
             try signer.sign(JWSRenewalInfoPayload(renewalInfo: $0, productID: transaction?.productID,

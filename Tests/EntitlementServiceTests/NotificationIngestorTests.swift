@@ -26,6 +26,19 @@ struct NotificationIngestorTests {
         #expect(renewed?.source == .notificationV2)
     }
 
+    @Test func aV2NotificationsPriceIsRevenueOnTheDashboardOnce() async throws {
+        let harness = try IngestorHarness()
+        _ = try await harness.receipt("alice", [first])
+        let priced = try harness.notifications.v2("uuid-paid", "DID_RENEW", transaction: renewal,
+                                                  price: (9_990, "EUR"))
+        #expect(await harness.ingest(priced).disposition == .accepted(owners: 1, newTransactions: 1))
+        _ = await harness.ingest(priced)
+        let day = UTCDay(containing: renewal.purchaseDateMs)
+        let figures = try #require(harness.repository as? any DailyFiguresReading)
+            .dailyFigures(days: day...day, environment: .sandbox)
+        #expect(figures.map(\.revenue) == [["EUR": 9_990]])
+    }
+
     @Test func aV2NotificationNobodyOwnsIsKeptUntilAReceiptBindsIt() async throws {
         let harness = try IngestorHarness()
         let body = try harness.notifications.v2("uuid-off", "DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED",

@@ -115,6 +115,19 @@ struct ReceiptSubmissionTests {
         #expect(try service.repository.facts(userID: "eve") == UserFacts())
     }
 
+    @Test func aSignedTransactionsPriceIsRevenueOnItsPurchaseDay() async throws {
+        let service = try Service([])
+        let transaction = AppleNotifications.subscription("600", chain: "600")
+        var payload = JWSTransactionPayload(transaction: transaction, bundleID: AppleNotifications.bundleID,
+                                            signedDateMs: Harness.now)
+        (payload.price, payload.currency) = (4_990, "GBP")
+        _ = try await service.submit("fay", signed: try service.notifications.authority.signer.sign(payload.jsonBody()))
+        let day = UTCDay(containing: transaction.purchaseDateMs)
+        let figures = try #require(service.repository as? any DailyFiguresReading)
+            .dailyFigures(days: day...day, environment: transaction.environment)
+        #expect(figures.map(\.revenue) == [["GBP": 4_990]])
+    }
+
     @Test func requestsWithoutExactlyOneReceiptAreRefusedBeforeApple() async throws {
         let service = try Service([])
         await #expect(throws: RPCError.self) { _ = try await service.submit("", receipt: receipt) }
