@@ -12,8 +12,10 @@ enum ConsoleResponses {
         response.headers.add(name: "content-security-policy", value: contentSecurityPolicy)
         response.headers.add(name: "x-frame-options", value: "DENY")
         response.headers.add(name: "x-content-type-options", value: "nosniff")
-        // Search terms and user ids ride in URLs: no other site learns them from a Referer.
-        response.headers.add(name: "referrer-policy", value: "no-referrer")
+        // Search terms and user ids ride in URLs: no other site learns them from a Referer. Not
+        // no-referrer: browsers then send `Origin: null` on the console's own form posts, which
+        // the cross-site check must refuse.
+        response.headers.add(name: "referrer-policy", value: "same-origin")
         if response.headers["cache-control"] == nil {
             response.headers.add(name: "cache-control", value: "no-store")
         }

@@ -38,7 +38,7 @@ def now_ms():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def chromium():
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
         yield launched
@@ -94,8 +94,8 @@ def check(pb, s, user, entitlement="pro"):
                                  timeout=10, metadata=md())
 
 
-def sign_in(browser, base, token):
-    page = browser.new_page()
+def sign_in(chromium, base, token):
+    page = chromium.new_page()
     page.goto(base)
     page.get_by_label("Token").fill(token)
     page.get_by_role("button", name="Sign in").click()
@@ -112,12 +112,12 @@ def csrf_token(page):
     return page.locator("input[name=csrf]").first.get_attribute("value")
 
 
-def test_sign_in_search_and_the_customer_page(pb, s, base, browser):
+def test_sign_in_search_and_the_customer_page(pb, s, base, chromium):
     seed_subscriber(pb, s, "u-console", chain="7000000001")
     token = pb.ent_grpc.EntitlementServiceStub(s.channel()).GetAppAccountToken(
         pb.ent.GetAppAccountTokenRequest(user_id="u-console"), timeout=10, metadata=md()).app_account_token
 
-    page = browser.new_page()
+    page = chromium.new_page()
     response = page.goto(base)
     assert response.status == 200
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
@@ -126,7 +126,7 @@ def test_sign_in_search_and_the_customer_page(pb, s, base, browser):
     expect(page.get_by_role("alert")).to_contain_text("not accepted")
     page.close()
 
-    page = sign_in(browser, base, SUPPORT)
+    page = sign_in(chromium, base, SUPPORT)
     cookie, = [c for c in page.context.cookies() if c["name"] == "console_session"]
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and not cookie["secure"]
     assert now_ms() / 1000 < cookie["expires"] < now_ms() / 1000 + 9 * 3600
@@ -141,7 +141,7 @@ def test_sign_in_search_and_the_customer_page(pb, s, base, browser):
     row = entitlements.get_by_role("row").filter(has_text="pro.monthly")
     expect(row).to_contain_text("active")
     expect(row).to_contain_text("App Store (")
-    expect(row.locator("td.why")).to_contain_text("active")
+    expect(row.locator("td.why")).to_contain_text("the period of transaction 7000000002 runs until")
     history = page.get_by_role("table", name="History")
     expect(history.get_by_role("row")).to_have_count(3)  # header, renewal, purchase: newest first
     expect(history.get_by_role("row").nth(1)).to_contain_text("renewal")
@@ -159,9 +159,9 @@ def test_sign_in_search_and_the_customer_page(pb, s, base, browser):
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
 
 
-def test_a_grant_made_in_the_browser_is_active_over_grpc_and_a_revocation_ends_it(pb, s, base, browser):
+def test_a_grant_made_in_the_browser_is_active_over_grpc_and_a_revocation_ends_it(pb, s, base, chromium):
     assert not check(pb, s, "u-granted").active
-    page = sign_in(browser, base, SUPPORT)
+    page = sign_in(chromium, base, SUPPORT)
     search(page, "u-granted")
     page.get_by_role("link", name=re.compile("Open .* as a user id")).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("u-granted")
@@ -194,9 +194,9 @@ def test_a_grant_made_in_the_browser_is_active_over_grpc_and_a_revocation_ends_i
     expect(page.get_by_role("alert")).to_contain_text("App Store Server API is not configured")
 
 
-def test_a_viewer_sees_no_actions_and_a_forged_post_is_refused(pb, s, base, browser):
+def test_a_viewer_sees_no_actions_and_a_forged_post_is_refused(pb, s, base, chromium):
     seed_subscriber(pb, s, "u-viewed", chain="7000000101")
-    page = sign_in(browser, base, VIEWER)
+    page = sign_in(chromium, base, VIEWER)
     search(page, "u-viewed")
     expect(page.get_by_role("heading", level=1)).to_have_text("u-viewed")
     expect(page.get_by_role("table", name="Entitlements")).to_contain_text("pro.monthly")
@@ -210,9 +210,9 @@ def test_a_viewer_sees_no_actions_and_a_forged_post_is_refused(pb, s, base, brow
     assert [e.grant_id for e in check(pb, s, "u-viewed").entitlements if e.grant_id] == []
 
 
-def test_a_user_id_holding_markup_shows_as_text(pb, s, base, browser):
+def test_a_user_id_holding_markup_shows_as_text(pb, s, base, chromium):
     seed_subscriber(pb, s, XSS, chain="7000000201")
-    page = sign_in(browser, base, SUPPORT)
+    page = sign_in(chromium, base, SUPPORT)
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     search(page, XSS)
@@ -229,8 +229,8 @@ def test_a_user_id_holding_markup_shows_as_text(pb, s, base, browser):
     assert check(pb, s, XSS).active
 
 
-def test_a_post_without_the_sessions_csrf_token_is_refused(pb, s, base, browser):
-    page = sign_in(browser, base, SUPPORT)
+def test_a_post_without_the_sessions_csrf_token_is_refused(pb, s, base, chromium):
+    page = sign_in(chromium, base, SUPPORT)
     form = {"user": "u-csrf", "entitlement": "pro", "expires": "7d", "reason": "csrf test"}
     for csrf in [None, "", "0" * 64]:
         sent = dict(form) if csrf is None else dict(form, csrf=csrf)
@@ -248,8 +248,8 @@ def test_a_post_without_the_sessions_csrf_token_is_refused(pb, s, base, browser)
     assert check(pb, s, "u-csrf").active
 
 
-def test_every_page_forbids_script_and_framing_and_the_service_port_has_no_console(s, base, browser):
-    page = sign_in(browser, base, VIEWER)
+def test_every_page_forbids_script_and_framing_and_the_service_port_has_no_console(s, base, chromium):
+    page = sign_in(chromium, base, VIEWER)
     for path in ["", "search?q=x", "customer?user=u", "dashboard", "console.css"]:
         response = page.goto(base + path)
         headers = response.headers
@@ -272,7 +272,7 @@ def test_every_page_forbids_script_and_framing_and_the_service_port_has_no_conso
 @pytest.mark.skipif(not os.environ.get("CONSOLE_SCREENSHOTS_DIR"),
                     reason="saves docs/console/*.png only when CONSOLE_SCREENSHOTS_DIR is set "
                            "(Scripts/console-screenshots)")
-def test_screenshots(pb, s, base, browser):
+def test_screenshots(pb, s, base, chromium):
     out = Path(os.environ["CONSOLE_SCREENSHOTS_DIR"])
     out.mkdir(parents=True, exist_ok=True)
     seed_subscriber(pb, s, "u-42", chain="7000000301")
@@ -281,17 +281,17 @@ def test_screenshots(pb, s, base, browser):
     pb.ent_grpc.EntitlementServiceStub(s.channel()).GrantEntitlement(pb.ent.GrantEntitlementRequest(
         user_id="u-42", entitlement_id="pro.extras", expires_at_ms=now_ms() + 14 * DAY,
         reason="apology for the billing outage"), timeout=10, metadata=md(SUPPORT))
-    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page = chromium.new_page(viewport={"width": 1280, "height": 800})
     page.goto(base)
     page.screenshot(path=out / "sign-in.png")
     page.close()
-    page = sign_in(browser, base, SUPPORT)
+    page = sign_in(chromium, base, SUPPORT)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.screenshot(path=out / "search.png")
     search(page, "7000000302")
     expect(page.get_by_role("heading", level=1)).to_have_text("u-42")
     page.screenshot(path=out / "customer.png", full_page=True)
-    viewer = sign_in(browser, base, VIEWER)
+    viewer = sign_in(chromium, base, VIEWER)
     viewer.set_viewport_size({"width": 1280, "height": 800})
     viewer.goto(base + "customer?user=u-42")
     viewer.screenshot(path=out / "customer-viewer.png", full_page=True)
