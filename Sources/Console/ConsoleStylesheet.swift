@@ -16,17 +16,20 @@ enum ConsoleStylesheet {
         header .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
         header nav { display: flex; gap: 1rem; flex: 1; }
         header form { display: flex; gap: .6rem; align-items: center; color: var(--muted); }
-        main { padding: 1.2rem 1.5rem 3rem; max-width: 80rem; }
+        main { padding: 1.2rem 1.5rem 3rem; max-width: 96rem; }
         h1 { font-size: 1.5rem; margin: .2rem 0 1rem; overflow-wrap: anywhere; }
         h2 { font-size: 1.15rem; margin: 2rem 0 .6rem; }
         a { color: var(--accent); }
         table { border-collapse: collapse; width: 100%; margin: .4rem 0 1rem; }
         caption { text-align: left; font-weight: 700; font-size: 1.1rem; padding: .4rem 0; }
         th, td { text-align: left; vertical-align: top; padding: .35rem .6rem; border-bottom: 1px solid var(--line);
-                 overflow-wrap: anywhere; }
-        th { background: var(--panel); font-weight: 600; }
+                 overflow-wrap: break-word; }
+        th { background: var(--panel); font-weight: 600; white-space: nowrap; }
+        td.time { white-space: nowrap; font-variant-numeric: tabular-nums; }
         td.why { color: var(--muted); font-size: .92em; min-width: 18rem; }
         form.inline { display: flex; gap: .4rem; align-items: center; }
+        form.inline input { width: 10rem; }
+        button { white-space: nowrap; }
         form.stacked { display: grid; grid-template-columns: 8rem minmax(12rem, 28rem); gap: .5rem 1rem;
                        align-items: center; }
         form.stacked button { grid-column: 2; justify-self: start; }

@@ -55,9 +55,11 @@ struct CustomerView {
             action = isGrant && e.state != .revoked ? "<td>\(revokeForm(grantID: e.grantID))</td>" : "<td></td>"
         }
         return """
-            <tr><td>\(product)</td><td class="state-\(state)">\(state)</td><td>\(ConsoleText.time(e.expiresAtMs))</td>\
+            <tr><td>\(product)</td><td class="state-\(state)">\(state)</td>\
+            <td class="time">\(ConsoleText.time(e.expiresAtMs))</td>\
             <td>\(ConsoleText.yesNo(e.willAutoRenew))</td><td>\(ConsoleText.yesNo(e.isTrialPeriod))</td>\
-            <td>\(source)</td><td>\(ConsoleText.time(row.ownerSinceMs))</td><td class="why">\(row.explanation)</td>\
+            <td>\(source)</td><td class="time">\(ConsoleText.time(row.ownerSinceMs))</td>\
+            <td class="why">\(row.explanation)</td>\
             \(action)</tr>
             """
     }
@@ -107,10 +109,10 @@ struct CustomerView {
         let rows = record.history.map { e -> HTML in
             let product = e.productID.isEmpty ? e.entitlementIDOrDash : e.productID
             return """
-                <tr><td>\(ConsoleText.time(e.occurredAtMs))</td>\
+                <tr><td class="time">\(ConsoleText.time(e.occurredAtMs))</td>\
                 <td>\(ConsoleText.name(e.type, prefix: "EVENT_TYPE_"))</td><td>\(product)</td>\
                 <td>\(ConsoleText.dash(e.transactionID))</td><td>\(ConsoleText.dash(e.originalTransactionID))</td>\
-                <td>\(ConsoleText.time(e.expiresAtMs))</td>\
+                <td class="time">\(ConsoleText.time(e.expiresAtMs))</td>\
                 <td>\(ConsoleText.name(e.source, prefix: "EVENT_SOURCE_"))</td>\
                 <td>\(ConsoleText.dash(e.appleNotificationType))</td><td>\(ConsoleText.dash(e.actor))</td>\
                 <td>\(ConsoleText.dash(e.reason))</td></tr>
@@ -147,7 +149,8 @@ struct CustomerView {
             let what = event.kind == .lostTo ? "lost to" : "claim refused from"
             let other = ConsoleText.customerPath(event.otherUserID)
             return """
-                <tr><td>\(ConsoleText.time(event.occurredAtMs))</td><td>\(event.originalTransactionID)</td>\
+                <tr><td class="time">\(ConsoleText.time(event.occurredAtMs))</td>\
+                <td>\(event.originalTransactionID)</td>\
                 <td>\(what)</td><td><a href="\(other)">\(event.otherUserID)</a></td></tr>
                 """
         }
@@ -170,7 +173,8 @@ struct CustomerView {
         }
         let rows = record.deliveries.map { row -> HTML in
             """
-            <tr><td>\(ConsoleText.time(row.occurredAtMs))</td><td>\(row.changeID)</td><td>\(row.subject)</td>\
+            <tr><td class="time">\(ConsoleText.time(row.occurredAtMs))</td><td>\(row.changeID)</td>\
+            <td>\(row.subject)</td>\
             <td>\(row.state)</td><td>\(row.endpoint)</td><td>\(row.status)</td></tr>
             """
         }
