@@ -7,9 +7,20 @@ extension Console {
     static let cookieName = "console_session"
 
     /// The session the request's cookie names, with its id; nil without a live one.
+    ///
+    /// The tokens file is asked again each time: a session whose token was removed (SIGHUP)
+    /// ends now, and one whose roles changed acts with its new roles.
     func currentSession(_ request: HTTPRequest) -> (id: String, session: ConsoleSession)? {
         guard let id = Console.cookie(Console.cookieName, in: request.headers),
-              let session = sessions.session(id: id) else { return nil }
+              var session = sessions.session(id: id) else { return nil }
+        if let authenticator {
+            guard let digest = session.tokenDigest, let principal = authenticator.principal(digest: digest),
+                  ConsoleAccess.mayRead(principal) else {
+                sessions.close(id: id)
+                return nil
+            }
+            session.principal = principal
+        }
         return (id, session)
     }
 
@@ -71,9 +82,10 @@ extension Console {
             return response
         }
         let token = FormFields(body: request.body)["token"] ?? ""
+        let digest = SecretDigest(token)
         let principal: Principal?
         if let authenticator {
-            principal = token.isEmpty ? nil : authenticator.principal(token: Array(token.utf8))
+            principal = authenticator.principal(digest: digest)
         } else {
             principal = Principal.unchecked
         }
@@ -86,9 +98,8 @@ extension Console {
             logger?.warning("console sign-in refused: no console role", [("actor", principal.actor)])
             return signInPage(403, Principal.refusal(principal, needs: ConsoleAccess.readers))
         }
-        let (id, session) = sessions.open(for: principal)
+        let (id, _) = sessions.open(for: principal, tokenDigest: authenticator == nil ? nil : digest)
         logger?.info("console sign-in", [("actor", principal.actor), ("roles", principal.roleList)])
-        _ = session
         return ConsoleResponses.redirect(
             Console.home, cookie: sessionCookie(id, maxAge: sessions.lifetimeSeconds, request: request))
     }

@@ -1,10 +1,14 @@
+import JWS
 import RPCCore
 import Synchronization
 
 /// One signed-in person: who they are, the token their forms must echo, and when it ends.
-public struct ConsoleSession: Sendable, Equatable {
+public struct ConsoleSession: Sendable {
     /// The caller the sign-in token named; roles decide what the pages offer.
     public var principal: Principal
+    /// The sign-in token's digest (never the token), to ask the tokens file again on every
+    /// request; nil without a tokens file.
+    public var tokenDigest: SecretDigest?
     /// Every form posts it back (synchronizer token): a page another site makes the browser
     /// post cannot know it. Random per session, never derived from the sign-in token.
     public var csrfToken: String
@@ -36,10 +40,11 @@ public final class ConsoleSessions: Sendable {
     public var lifetimeSeconds: Int64 { lifetimeMs / 1000 }
 
     /// Starts a session for `principal`; returns its id (the cookie's value) and the session.
-    public func open(for principal: Principal) -> (id: String, session: ConsoleSession) {
+    public func open(for principal: Principal,
+                     tokenDigest: SecretDigest? = nil) -> (id: String, session: ConsoleSession) {
         let id = ConsoleSessions.randomToken()
-        let session = ConsoleSession(principal: principal, csrfToken: ConsoleSessions.randomToken(),
-                                     expiresAtMs: now() + lifetimeMs)
+        let session = ConsoleSession(principal: principal, tokenDigest: tokenDigest,
+                                     csrfToken: ConsoleSessions.randomToken(), expiresAtMs: now() + lifetimeMs)
         let at = now()
         sessions.withLock { table in
             table = table.filter { $0.value.expiresAtMs > at }

@@ -148,6 +148,25 @@ import Testing
         #expect(after.status == 303)
     }
 
+    @Test func aSessionFollowsTheTokensFileAsItIsReloaded() async throws {
+        let harness = try ConsoleHarness()
+        let (cookie, csrf) = try await harness.signIn("support-token")
+        let authenticator = try #require(harness.console.authenticator)
+        // Demoted to viewer: the open session loses its actions at once.
+        try authenticator.replace(fileContents: "support-token name=sam roles=viewer\nadmin-token name=ada")
+        let page = try await harness.send("GET", "/console/customer?user=u1", headers: cookie)
+        #expect(page.status == 200)
+        #expect(!page.text.contains(">Grant</button>"))
+        let grant = try await harness.send("POST", "/console/customer/grant",
+                                           body: Self.grantBody + "&csrf=" + csrf, headers: cookie)
+        #expect(grant.status == 403)
+        // Removed: the session ends.
+        try authenticator.replace(fileContents: "admin-token name=ada")
+        let after = try await harness.send("GET", "/console/customer?user=u1", headers: cookie)
+        #expect(after.status == 303)
+        #expect(harness.desk.actions.withLock { $0.isEmpty })
+    }
+
     @Test(arguments: [
         // trusts forwarded headers, X-Forwarded-Proto, cookie is Secure
         (false, "https", false),
