@@ -18,6 +18,7 @@ import pytest
 
 from conftest import admin_address
 from test_entitlements import tx
+from webhook_receiver import Receiver
 
 CHROMIUM = "/usr/bin/chromium"
 if not os.access(CHROMIUM, os.X_OK):
@@ -267,6 +268,38 @@ def test_every_page_forbids_script_and_framing_and_the_service_port_has_no_conso
             urllib.request.urlopen(f"http://{s.address}{path}", timeout=10)
         assert refused.value.code == 404
         assert "admin port" in refused.value.read().decode()
+
+
+def test_the_customer_page_shows_lost_chains_and_webhook_deliveries(pb, server, tokens, catalog, chromium):
+    receiver = Receiver(b"whsec-console-1f0a")
+    try:
+        # Two endpoints: one that answers, one where nothing listens (its attempts fail).
+        s = server("--admin-listen", "127.0.0.1:0", "--auth-tokens-file", tokens, "--catalog", catalog,
+                   "--webhook-url", receiver.url, "--webhook-url", "http://127.0.0.1:9/hook",
+                   "--webhook-secret", "whsec-console-1f0a")
+        base = f"http://{admin_address(s)}/console/"
+        seed_subscriber(pb, s, "u-first", chain="7000000401")
+        seed_subscriber(pb, s, "u-second", chain="7000000401")  # the same chain, bought again by another account
+        page = sign_in(chromium, base, VIEWER)
+        page.goto(base + "customer?user=u-first")
+        lost = page.get_by_role("table", name="Chains lost and claims by others")
+        expect(lost.get_by_role("row").filter(has_text="7000000401")).to_contain_text("lost to")
+        lost.get_by_role("link", name="u-second").click()
+        expect(page.get_by_role("heading", level=1)).to_have_text("u-second")
+
+        deadline = time.monotonic() + 60
+        while True:
+            text = page.get_by_role("table", name="Webhook deliveries").inner_text()
+            if "sent (delivered" in text and "retrying: " in text:
+                break
+            assert time.monotonic() < deadline, f"deliveries never showed sent and retrying:\n{text}"
+            time.sleep(0.5)
+            page.reload()
+        rows = page.get_by_role("table", name="Webhook deliveries").get_by_role("row")
+        expect(rows.filter(has_text="http://127.0.0.1:9/hook").first).to_contain_text("failed attempt")
+        expect(rows.filter(has_text=receiver.url).first).to_contain_text("sent (delivered")
+    finally:
+        receiver.stop()
 
 
 @pytest.mark.skipif(not os.environ.get("CONSOLE_SCREENSHOTS_DIR"),
