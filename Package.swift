@@ -190,7 +190,8 @@ let package = Package(
                            "StorageCore", "SQLiteStore", "Entitlements", "TestSupport"]),
         // The console's rules as tables (escaping, CSRF, sessions, roles) and its routes over an in-memory desk.
         .testTarget(name: "ConsoleTests",
-                    dependencies: ["Console", "HTTPCore", "RPCCore", "EntitlementAPI", "TestSupport"]),
+                    dependencies: ["Console", "HTTPCore", "RPCCore", "EntitlementAPI", "EntitlementPorts",
+                                   "Entitlements", "TestSupport"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",
