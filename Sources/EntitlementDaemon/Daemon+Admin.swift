@@ -86,17 +86,17 @@ extension Daemon {
     func logAdminListener(_ admin: HTTPServer?) {
         if let admin {
             logger.info(
-                "admin listener: /metrics and admin operations are served here only; "
+                "admin listener: /metrics, admin operations and the console are served here only; "
                     + "/metrics on the service port answers 404",
                 [
-                    ("address", admin.boundAddress),
+                    ("address", admin.boundAddress), ("console", "http://\(admin.boundAddress)/console/"),
                     ("auth", authenticator == nil ? "none (no --auth-tokens-file)" : "bearer token"),
                 ])
         } else {
             logger.info(
                 "/metrics is served on the service port to anyone who can reach it, and admin operations "
-                    + "(reconcile, webhooks, owners) are off (no --admin-listen); set --admin-listen to a private "
-                    + "port for both")
+                    + "(reconcile, webhooks, owners) and the console are off (no --admin-listen); set --admin-listen "
+                    + "to a private port for all of them")
         }
     }
 }

@@ -13,11 +13,14 @@ extension Daemon {
     func console(rpcs: EntitlementRPCs, store: any StoreBackend, webhooks: Bool) -> Console {
         let desk = ServiceCustomerDesk(rpcs: rpcs, repository: store, accountTokens: store, lookup: store,
                                        changeLog: store, outbox: webhooks ? store : nil)
-        return Console(
+        let console = Console(
             configuration: consoleConfiguration, authenticator: authenticator, desk: desk,
             sessions: ConsoleSessions(lifetimeMs: consoleConfiguration.sessionLifetimeMs,
                                       now: WallClock.unixMilliseconds),
             throttle: SignInThrottle(now: WallClock.unixMilliseconds), logger: logger)
+        // More pages: `console.addPage(ConsolePage(...))` here (docs/console.md#adding-a-page);
+        // one at /console/dashboard replaces the Dashboard slot.
+        return console
     }
 
     /// On the service port the console answers 404 saying where it is, like the admin operations.
