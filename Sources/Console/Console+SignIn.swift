@@ -62,18 +62,28 @@ extension Console {
         return String(first.trimmingWhitespace)
     }
 
-    /// A POST another origin made the browser send: refused whatever else it carries. Browsers
-    /// send `Origin` (and `Sec-Fetch-Site`) on every POST; tools that send neither still need
-    /// the session and its CSRF token.
-    static func isCrossSite(_ request: HTTPRequest) -> Bool {
-        if let site = request.headers["sec-fetch-site"], site == "cross-site" || site == "same-site" { return true }
+    /// A POST another origin made the browser send: refused whatever else it carries.
+    ///
+    /// `Sec-Fetch-Site` first: browsers set it on every request and no page can forge it, and
+    /// it holds behind a proxy that rewrites `Host`. Without it (older browsers), `Origin` must
+    /// name this host: `Host`, or `X-Forwarded-Host` from a trusted proxy. A request with
+    /// neither header comes from no browser; it still needs the session and its CSRF token.
+    func isCrossSite(_ request: HTTPRequest) -> Bool {
+        if let site = request.headers["sec-fetch-site"] { return site != "same-origin" && site != "none" }
         guard let origin = request.headers["origin"] else { return false }
-        guard origin != "null", let host = request.headers["host"] ?? request.headers[":authority"] else { return true }
-        return origin != "http://" + host && origin != "https://" + host
+        guard let schemeEnd = origin.range(of: "://") else { return true }
+        let originHost = origin[schemeEnd.upperBound...]
+        var hosts = [request.headers["host"]]
+        if configuration.trustForwardedHeaders {
+            hosts.append(request.headers["x-forwarded-host"]?.split(separator: ",").first.map {
+                String($0.trimmingWhitespace)
+            })
+        }
+        return !hosts.contains { $0.map { $0 == originHost } ?? false }
     }
 
     func signIn(_ request: HTTPRequest) -> HTTPResponse {
-        if Console.isCrossSite(request) { return refusal(403, "Sign in from the console's own page.", session: nil) }
+        if isCrossSite(request) { return refusal(403, "Sign in from the console's own page.", session: nil) }
         let who = client(request)
         if let seconds = throttle.retryAfterSeconds(client: who) {
             logger?.warning("console sign-in throttled", [("client", who)])
@@ -98,6 +108,8 @@ extension Console {
             logger?.warning("console sign-in refused: no console role", [("actor", principal.actor)])
             return signInPage(403, Principal.refusal(principal, needs: ConsoleAccess.readers))
         }
+        // A new id at every sign-in (no session fixation); the session it replaces ends.
+        if let (previous, _) = currentSession(request) { sessions.close(id: previous) }
         let (id, _) = sessions.open(for: principal, tokenDigest: authenticator == nil ? nil : digest)
         logger?.info("console sign-in", [("actor", principal.actor), ("roles", principal.roleList)])
         return ConsoleResponses.redirect(
@@ -123,7 +135,7 @@ extension Console {
 
     /// nil when the POST may proceed: same origin, and carrying the session's CSRF token.
     func csrfRefusal(_ request: HTTPRequest, session: ConsoleSession) -> HTTPResponse? {
-        if Console.isCrossSite(request) {
+        if isCrossSite(request) {
             return refusal(403, "This form was sent from another site: refused.", session: session)
         }
         let presented = FormFields(body: request.body)["csrf"] ?? ""

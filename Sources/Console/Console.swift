@@ -84,6 +84,8 @@ public struct Console: HTTPService {
                 writer.respond(ConsoleResponses.html(200, ConsoleViews.document(
                     title: "Sign in", chrome: nil, body: ConsoleViews.signIn(message: nil))))
             }
+        case ("GET", "/console/sign-in"):
+            writer.respond(ConsoleResponses.redirect(Console.home))
         case ("POST", "/console/sign-in"):
             writer.respond(signIn(request))
         case ("POST", "/console/sign-out"):

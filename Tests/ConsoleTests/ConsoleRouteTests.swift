@@ -75,11 +75,29 @@ import Testing
         (["origin": "http://admin.local:9090", "host": "admin.local:9090"], 303),
         (["origin": "https://evil.example", "host": "admin.local:9090"], 403),
         (["origin": "null", "host": "admin.local:9090"], 403),
+        (["origin": "http://admin.local:9091", "host": "admin.local:9090"], 403),
+        (["origin": "https://console.example", "host": "127.0.0.1:9090"], 403),
+        (["origin": "https://console.example", "host": "127.0.0.1:9090", "x-forwarded-host": "console.example"], 403),
         (["sec-fetch-site": "cross-site"], 403),
+        (["sec-fetch-site": "same-site"], 403),
         (["sec-fetch-site": "same-origin"], 303),
+        // A proxy that rewrites Host: the browser's own word decides.
+        (["sec-fetch-site": "same-origin", "origin": "https://console.example", "host": "127.0.0.1:9090"], 303),
     ])
     func aPostFromAnotherSiteIsRefusedEvenWithTheToken(_ headers: [String: String], _ status: Int) async throws {
-        let harness = try ConsoleHarness()
+        try await post(headers, trusting: false, expect: status)
+    }
+
+    @Test(arguments: [
+        (["origin": "https://console.example", "host": "127.0.0.1:9090", "x-forwarded-host": "console.example"], 303),
+        (["origin": "https://evil.example", "host": "127.0.0.1:9090", "x-forwarded-host": "console.example"], 403),
+    ])
+    func behindATrustedProxyTheForwardedHostIsThisHost(_ headers: [String: String], _ status: Int) async throws {
+        try await post(headers, trusting: true, expect: status)
+    }
+
+    func post(_ headers: [String: String], trusting: Bool, expect status: Int) async throws {
+        let harness = try ConsoleHarness(trustForwardedHeaders: trusting)
         let (cookie, csrf) = try await harness.signIn("admin-token")
         var sent = cookie
         for (name, value) in headers { sent.add(name: name, value: value) }
