@@ -26,6 +26,10 @@ if not os.access(CHROMIUM, os.X_OK):
                 allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 expect = sync_api.expect
+# The console is one replica's admin port: behind haproxy a gRPC write may land on another
+# replica, whose facts reach this one's cache a moment later; the pages would race it.
+pytestmark = pytest.mark.single_process("the console reads one replica's cache; writes through haproxy may "
+                                        "land on another")
 
 DAY = 86_400_000
 SUPPORT = "support-token-7d41"
