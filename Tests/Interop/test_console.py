@@ -274,6 +274,28 @@ def test_every_page_forbids_script_and_framing_and_the_service_port_has_no_conso
         assert "admin port" in refused.value.read().decode()
 
 
+def test_history_is_paged_newest_first(pb, s, base, chromium):
+    start = now_ms() - 40 * DAY
+    renewals = [tx(str(7000000500 + i), "7000000500", "pro.monthly", start + i * DAY, start + (i + 1) * DAY)
+                for i in range(30)]
+    pb.testing_grpc.TestingStub(s.channel()).Seed(pb.testing.SeedRequest(
+        user_id="u-long", facts_json=json.dumps({"transactions": renewals, "renewal_infos": []})),
+        timeout=10, metadata=md())
+    page = sign_in(chromium, base, VIEWER)
+    page.goto(base + "customer?user=u-long")
+    rows = page.get_by_role("table", name="History").get_by_role("row")
+    expect(rows).to_have_count(26)  # the header and 25 events
+    expect(rows.nth(1)).to_contain_text("7000000529")
+    expect(page.get_by_role("link", name="Newest events")).to_have_count(0)
+    page.get_by_role("link", name="Older events").click()
+    rows = page.get_by_role("table", name="History").get_by_role("row")
+    expect(rows.nth(1)).to_contain_text("7000000504")
+    expect(rows.last).to_contain_text("7000000500")
+    expect(page.get_by_role("link", name="Older events")).to_have_count(0)
+    page.get_by_role("link", name="Newest events").click()
+    expect(page.get_by_role("table", name="History").get_by_role("row").nth(1)).to_contain_text("7000000529")
+
+
 def test_the_customer_page_shows_lost_chains_and_webhook_deliveries(pb, server, tokens, catalog, chromium):
     receiver = Receiver(b"whsec-console-1f0a")
     try:
