@@ -198,6 +198,12 @@ def test_a_grant_made_in_the_browser_is_active_over_grpc_and_a_revocation_ends_i
     page.get_by_role("button", name="Refresh from Apple").click()
     expect(page.get_by_role("alert")).to_contain_text("App Store Server API is not configured")
 
+    # The audit log names the actor of each action and never the token.
+    log = s.stderr()
+    for line in ["console sign-in", "entitlement granted", "grant revoked", "entitlements refresh requested"]:
+        assert any(line in entry and "alice" in entry for entry in log.splitlines()), line
+    assert SUPPORT not in log
+
 
 def test_a_viewer_sees_no_actions_and_a_forged_post_is_refused(pb, s, base, chromium):
     seed_subscriber(pb, s, "u-viewed", chain="7000000101")
