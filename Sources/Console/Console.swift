@@ -71,6 +71,10 @@ public struct Console: HTTPService {
             writer.respond(ConsoleResponses.secured(.text(431, "request header fields too large\n")))
             return
         }
+        if request.bodyLimitExceeded {
+            writer.respond(ConsoleResponses.secured(.text(413, "form too large: the console's forms are small\n")))
+            return
+        }
         let path = String(request.pathWithoutQuery)
         switch (request.method, path) {
         case ("GET", ConsoleStylesheet.path), ("HEAD", ConsoleStylesheet.path):

@@ -16,7 +16,7 @@ enum ConsoleStylesheet {
         header .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
         header nav { display: flex; gap: 1rem; flex: 1; }
         header form { display: flex; gap: .6rem; align-items: center; color: var(--muted); }
-        main { padding: 1.2rem 1.5rem 3rem; max-width: 96rem; }
+        main { padding: 1.2rem 1.5rem 3rem; max-width: 96rem; overflow-x: auto; }
         h1 { font-size: 1.5rem; margin: .2rem 0 1rem; overflow-wrap: anywhere; }
         h2 { font-size: 1.15rem; margin: 2rem 0 .6rem; }
         a { color: var(--accent); }

@@ -9,9 +9,12 @@ enum ConsoleText {
         return text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)).lowercased() : text
     }
 
-    /// ISO 8601 UTC; 0 means "not applicable" throughout the API and reads `-`.
+    /// ISO 8601 UTC to the second (a person reading a table needs no milliseconds; the CLI's
+    /// `--json` has them); 0 means "not applicable" throughout the API and reads `-`.
     static func time(_ milliseconds: Int64) -> String {
-        milliseconds == 0 ? "-" : UTCText.iso8601(milliseconds: milliseconds)
+        guard milliseconds != 0 else { return "-" }
+        let remainder = milliseconds % 1000
+        return UTCText.iso8601(milliseconds: milliseconds - (remainder < 0 ? remainder + 1000 : remainder))
     }
 
     static func time(_ milliseconds: Int64?) -> String { milliseconds.map { time($0) } ?? "-" }

@@ -86,3 +86,24 @@ import Testing
         #expect(ExpiryInput.milliseconds(text, now: 5) == nil)
     }
 }
+
+/// Times as the pages show them.
+@Suite struct ConsoleTextTests {
+    @Test(arguments: [
+        (Int64(0), "-"),
+        (Int64(1_801_396_830_000), "2027-01-31T12:00:30Z"),
+        (Int64(1_801_396_830_999), "2027-01-31T12:00:30Z"),
+        (Int64(-1), "1969-12-31T23:59:59Z"),
+    ])
+    func timesAreUTCToTheSecond(_ milliseconds: Int64, _ expected: String) {
+        #expect(ConsoleText.time(milliseconds) == expected)
+    }
+
+    @Test(arguments: [
+        ("u1", nil as String?, "/console/customer?user=u1"),
+        ("a&b c", "t/1=", "/console/customer?user=a%26b%20c&history=t%2F1%3D"),
+    ])
+    func customerPathsEncodeTheirValues(_ userID: String, _ page: String?, _ expected: String) {
+        #expect(ConsoleText.customerPath(userID, historyPage: page) == expected)
+    }
+}
