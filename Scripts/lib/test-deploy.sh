@@ -10,14 +10,18 @@
 #   - the Containerfile, as text (no container engine is installed or needed);
 #   - haproxy: `haproxy -c` on the shipped haproxy.cfg, then a real haproxy running it in front
 #     of two production replicas (grpcio over h2c, HTTP/1.1, health checks taking a replica
-#     out), and entitlementd@.service like the single unit.
+#     out), and entitlementd@.service like the single unit;
+#   - Prometheus: `promtool check rules` on Deploy/prometheus/alerts.yml, `promtool test rules`
+#     on its unit tests (alerts.test.yml), `promtool check config` on the example prometheus.yml,
+#     and the Grafana dashboard's queries parsed as PromQL.
 #
 #   Scripts/lib/test-deploy.sh PRODUCTION_BIN PYTHON     (PYTHON: the venv with grpcio, pytest)
 #
 # Installs what is missing with apt-get: nginx, systemd (systemd-analyze), openssl, curl,
-# procps (/bin/kill, the unit's ExecReload, which verify checks) and haproxy. A check whose
-# tool cannot run on this machine is skipped with its reason, except with CI set (CI=1, ...) or
-# DEPLOY_CHECKS=strict: then every skip is a failure.
+# procps (/bin/kill, the unit's ExecReload, which verify checks), haproxy and prometheus
+# (promtool; the package also installs a Prometheus server, which these checks never use). A
+# check whose tool cannot run on this machine is skipped with its reason, except with CI set
+# (CI=1, ...) or DEPLOY_CHECKS=strict: then every skip is a failure.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -26,8 +30,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 [ $# -eq 2 ] || { echo "usage: $0 PRODUCTION_BIN PYTHON" >&2; exit 2; }
 [ -x "$1" ] || { echo "no entitlementd at $1" >&2; exit 1; }
-install_missing nginx systemd openssl curl procps haproxy \
-    || { echo "cannot install the deploy tools (nginx systemd openssl curl procps haproxy)" >&2; exit 1; }
+install_missing nginx systemd openssl curl procps haproxy prometheus \
+    || { echo "cannot install the deploy tools (nginx systemd openssl curl procps haproxy prometheus)" >&2; exit 1; }
 
 ENTITLEMENTD_PRODUCTION_BIN="$1" "$2" -m pytest "$ROOT/Tests/Deploy" -p no:cacheprovider -ra
 rc=$?

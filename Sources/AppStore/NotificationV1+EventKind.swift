@@ -28,7 +28,8 @@ extension NotificationV1 {
     /// Among the transactions of the notification's chain (`original_transaction_id`; every
     /// transaction when it is absent), the newest by expiry, then purchase date, then id,
     /// never by array position. For CANCEL, REFUND and REVOKE the newest one carrying a
-    /// `cancellation_date_ms` is preferred: the refunded period need not be the newest one.
+    /// `cancellation_date_ms` is preferred: the refunded period need not be the newest one. For
+    /// every other type the newest one without it is.
     public var subjectTransaction: Transaction? {
         let chain = transactions.filter {
             originalTransactionID == nil || $0.originalTransactionID == originalTransactionID
@@ -40,7 +41,10 @@ extension NotificationV1 {
            let cancelled = newest(chain.filter { $0.cancellationDateMs != nil }) {
             return cancelled
         }
-        return newest(chain)
+        // Every other type is about the period running now: a transaction cancelled by an
+        // upgrade (or refunded) is not it, though a yearly plan upgraded to a monthly one still
+        // expires last.
+        return newest(chain.filter { $0.cancellationDateMs == nil }) ?? newest(chain)
     }
 
     /// The renewal info of the subject's chain.

@@ -1,7 +1,7 @@
 import ServiceRuntime
 import StorageCore
 
-/// The change log's metric series (issue 12).
+/// The change log's metric series.
 ///
 /// - `entitlementd_entitlement_changes_total{cause}`: changes appended, by what caused them
 ///   (`receipt`, `notification_v1`, `notification_v2`, or `time` for expiries and grace ends);

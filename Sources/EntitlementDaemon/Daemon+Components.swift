@@ -83,7 +83,7 @@ extension Daemon {
             await store.close()
             return nil
         }
-        registerGauges(server: server, fanOut: fanOut)
+        registerGauges(server: server, fanOut: fanOut, health: health)
         let singletonDuties = makeSingletonDuties(
             store: store, reconciler: reconciler, webhookDispatcher: webhookDispatcher,
             webhookDispatchers: webhookDispatchers)
@@ -171,8 +171,8 @@ extension Daemon {
             })
     }
 
-    /// The process gauges, read from the listeners and the fan-out at each scrape.
-    private func registerGauges(server: HTTPServer, fanOut: ChangeFanOut) {
+    /// The process gauges, read from the listeners, the fan-out and readiness at each scrape.
+    private func registerGauges(server: HTTPServer, fanOut: ChangeFanOut, health: HealthService) {
         metrics.registerGauge("entitlementd_open_connections", help: "client connections open now") {
             Double(server.openConnections)
         }
@@ -182,6 +182,11 @@ extension Daemon {
             Double(server.activeRequests)
         }
         metrics.registerGauge("process_resident_memory_bytes", help: "resident set size") { residentMemoryBytes() }
+        let startSeconds = Double(startedAtMs) / 1_000
+        metrics.registerGauge("process_start_time_seconds", help: "when the process started (Unix seconds)") {
+            startSeconds
+        }
         WatchMetrics.register(in: metrics, fanOut)
+        Daemon.registerReadinessGauge(in: metrics, health)
     }
 }

@@ -1,5 +1,6 @@
 import EntitlementService
 import HTTPCore
+import ServiceRuntime
 
 /// The probes on the service port: liveness (`/healthz`) and readiness (`/readyz`), kept
 /// apart because they ask different questions and get different answers during an outage.
@@ -24,6 +25,16 @@ extension Daemon {
             } else {
                 writer.respond(.text(200, "ok"))
             }
+        }
+    }
+
+    /// `entitlementd_ready`: 1 while `/readyz` answers 200, 0 while it answers 503; read from
+    /// the same verdict at each scrape, so an alert sees what a balancer sees.
+    static func registerReadinessGauge(in registry: MetricsRegistry, _ health: HealthService) {
+        registry.registerGauge(
+            "entitlementd_ready", help: "1 while /readyz answers 200 and the gRPC health check SERVING, else 0"
+        ) {
+            health.notReady == nil ? 1 : 0
         }
     }
 }

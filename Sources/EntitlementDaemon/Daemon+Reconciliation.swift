@@ -13,7 +13,7 @@ extension Daemon {
         source: (any NotificationHistorySource)?, ingestor: NotificationIngestor, progress: any ReconciliationProgress
     ) -> NotificationReconciler? {
         guard let source else { return nil }
-        let metrics = ReconciliationMetrics(registry: self.metrics)
+        let metrics = ReconciliationMetrics(registry: self.metrics, interval: reconcileInterval)
         return NotificationReconciler(
             source: source, ingestor: ingestor, progress: progress, logger: logger, now: WallClock.unixMilliseconds,
             observe: { metrics.record($0) })

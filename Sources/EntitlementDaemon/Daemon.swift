@@ -22,6 +22,8 @@ final class Daemon {
     let flags: ParsedFlags
     let logger: Logger
     let metrics = MetricsRegistry()
+    /// When the daemon was built, moments after the process started: `process_start_time_seconds`.
+    let startedAtMs = WallClock.unixMilliseconds()
     let serviceMetrics: ServiceMetrics
     let authenticator: BearerTokenAuthenticator?
     let serverConfiguration: ServerConfiguration
@@ -202,13 +204,16 @@ final class Daemon {
         signals.on(SIGTERM) { shutdownRequested.open() }
         signals.on(SIGINT) { shutdownRequested.open() }
         if let authenticator, let path = flags.string("auth-tokens-file") {
+            let reloads = TokenReloadMetrics(registry: metrics)
             signals.on(SIGHUP) {
                 do {
                     try authenticator.replace(fileContents: try Daemon.readTokens(path))
+                    reloads.reloaded(succeeded: true)
                     logger.info("reloaded auth tokens", [("count", String(authenticator.tokenCount))])
                     // Applied even so: emptying the file is how every token is revoked at once.
                     if authenticator.tokenCount == 0 { logger.warning("no auth tokens left: every RPC is refused") }
                 } catch {
+                    reloads.reloaded(succeeded: false)
                     logger.error("auth token reload failed; keeping the previous tokens", [("error", "\(error)")])
                 }
             }

@@ -1,6 +1,6 @@
 import ServiceRuntime
 
-/// --reconcile-interval (issue 11): how often notification history is reconciled.
+/// --reconcile-interval: how often notification history is reconciled.
 extension DaemonFlags {
     static let reconciliationSpecs: [FlagSpec] = [
         FlagSpec(

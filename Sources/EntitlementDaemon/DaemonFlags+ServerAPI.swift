@@ -4,7 +4,7 @@ import Foundation
 import JWS
 import ServiceRuntime
 
-/// The App Store Server API flags (issue 11) and what they resolve to at startup.
+/// The App Store Server API flags and what they resolve to at startup.
 extension DaemonFlags {
     static let serverAPISpecs: [FlagSpec] = [
         FlagSpec("app-store-key", value: "PATH",

@@ -2,7 +2,7 @@ import Foundation
 import ServiceRuntime
 import Webhooks
 
-/// The webhook flags (issue 12): where to POST each entitlement change, and the signing secret.
+/// The webhook flags: where to POST each entitlement change, and the signing secret.
 extension DaemonFlags {
     static let webhookSpecs = [
         FlagSpec("webhook-url", value: "URL", isRepeatable: true,

@@ -90,7 +90,9 @@ enum DaemonFlags {
                          + "proxies' read timeouts: nginx's grpc_read_timeout is 60s)"),
         ] + databaseSpecs + serverAPISpecs + reconciliationSpecs + webhookSpecs + consoleSpecs,
         refusesEmptyValues: true, version: version,
-        commands: [("migrate-store", "copy a SQLite store into an empty PostgreSQL database (see its --help)")])
+        commands: [("migrate-store", "copy a SQLite store into an empty PostgreSQL database (see its --help)"),
+                   ("backup", "copy a SQLite store while the server runs (see its --help)"),
+                   ("verify-store", "check a store (SQLite or PostgreSQL) for damage (see its --help)")])
 
     /// The largest request message (--max-message-size), gRPC's limit.
     static func maxMessageSize(_ flags: ParsedFlags) throws(FlagError) -> Int {

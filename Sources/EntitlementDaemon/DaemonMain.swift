@@ -18,8 +18,12 @@ public enum DaemonMain {
     /// passes one (tests cannot wait an hour for a retry), so no flag can weaken production's.
     public static func run(extraServices: [ExtraService] = [], webhookSchedule: RetrySchedule = .standard) -> Never {
         // A one-shot command, not the service: no signal handling, no listeners.
-        if CommandLine.arguments.dropFirst().first == "migrate-store" {
-            exit(MigrateStoreCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+        let commands: [String: ([String]) -> Int32] = [
+            "migrate-store": MigrateStoreCommand.run, "backup": BackupCommand.run,
+            "verify-store": VerifyStoreCommand.run,
+        ]
+        if let name = CommandLine.arguments.dropFirst().first, let command = commands[name] {
+            exit(command(Array(CommandLine.arguments.dropFirst(2))))
         }
         SignalWatcher.blockHandledSignals()
         let arguments = Array(CommandLine.arguments.dropFirst())

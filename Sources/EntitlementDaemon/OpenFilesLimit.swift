@@ -1,4 +1,4 @@
-/// What to do with the open-files limit so `--max-connections` can be reached (issue 14).
+/// What to do with the open-files limit so `--max-connections` can be reached.
 ///
 /// Every connection is a descriptor. The usual soft limit is 1,024 while the default
 /// `--max-connections` is 10,000, so without raising it the server would refuse connections

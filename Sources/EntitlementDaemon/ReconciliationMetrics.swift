@@ -3,7 +3,8 @@ import Entitlements
 import ServiceRuntime
 
 /// Reconciliation's metric series: notifications found in Apple's history by outcome, runs by
-/// result, and when the last complete run finished (alert when it falls behind).
+/// result, when the last complete run finished and how often runs are meant to start (the
+/// alert in Deploy/prometheus/alerts.yml compares the two).
 final class ReconciliationMetrics: Sendable {
     static let outcomes = ["applied", "duplicate", "rejected", "ignored"]
 
@@ -11,7 +12,8 @@ final class ReconciliationMetrics: Sendable {
     private let runs: [Bool: Counter]
     private let lastSuccessMs = Locked<Int64>(0)
 
-    init(registry: MetricsRegistry) {
+    /// `interval` is --reconcile-interval, nil when the periodic job is off.
+    init(registry: MetricsRegistry, interval: Duration?) {
         var notifications: [String: Counter] = [:]
         for environment in Environment.allCases {
             for outcome in Self.outcomes {
@@ -32,6 +34,11 @@ final class ReconciliationMetrics: Sendable {
             "entitlementd_reconciliation_last_success_timestamp_seconds",
             help: "when the last complete reconciliation finished (Unix seconds; 0 before the first)"
         ) { [lastSuccessMs] in Double(lastSuccessMs.withLock { $0 }) / 1000 }
+        let intervalSeconds = interval?.inSeconds ?? 0
+        registry.registerGauge(
+            "entitlementd_reconciliation_interval_seconds",
+            help: "--reconcile-interval: how often the lease holder reconciles (0: periodic runs are off)"
+        ) { intervalSeconds }
     }
 
     func record(_ report: ReconciliationReport) {

@@ -1,6 +1,6 @@
 import Entitlements
 
-/// One change of a user's entitlement as CheckEntitlement would answer it (issue 12).
+/// One change of a user's entitlement as CheckEntitlement would answer it.
 ///
 /// Written in the same transaction as the fact that caused it (or, for a time-driven change,
 /// by the store's own due timer), so a crash never loses or invents one.
@@ -42,7 +42,7 @@ public struct EntitlementChange: Sendable, Hashable {
     }
 }
 
-/// The durable change log, read side (issue 12): what the stream and the webhooks deliver.
+/// The durable change log, read side: what the stream and the webhooks deliver.
 ///
 /// Consumers poll the log from their own cursor when woken by ``onChangesCommitted(_:)``,
 /// which makes replay-then-live gap-free: the wake-up carries no data to lose.

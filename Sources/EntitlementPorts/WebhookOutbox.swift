@@ -1,4 +1,4 @@
-/// The durable webhook outbox (issue 12): what is still to be POSTed to which endpoint.
+/// The durable webhook outbox: what is still to be POSTed to which endpoint.
 ///
 /// The feeder copies each change of the change log into one row per endpoint, with the body
 /// frozen at that moment, and advances the endpoint's cursor in the same transaction

@@ -13,7 +13,7 @@ public protocol AppleHTTPClient: Sendable {
 /// The production client: ``HTTPClient`` (libcurl, one multi handle on its own thread).
 ///
 /// It replaced URLSession, which wraps the same libcurl: at zero Apple latency URLSession's
-/// queue hops were about half of SubmitReceipt's CPU (issue 14). Connections to Apple stay
+/// queue hops were about half of SubmitReceipt's CPU. Connections to Apple stay
 /// alive in a pool sized to our concurrency bound, and a cancelled Swift task ends its transfer.
 public final class CurlAppleClient: AppleHTTPClient {
     let http: HTTPClient

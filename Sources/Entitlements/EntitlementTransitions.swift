@@ -12,7 +12,7 @@ public struct EntitlementTransition: Sendable, Hashable {
     }
 }
 
-/// What counts as a change of a user's entitlements (issue 12), as pure rules.
+/// What counts as a change of a user's entitlements, as pure rules.
 ///
 /// A change is a chain (one subscription chain or one purchase, keyed by original transaction
 /// id) whose CheckEntitlement `state` differs between two answers; `active` follows from the

@@ -19,11 +19,12 @@ struct ReconciliationMetricsTests {
 
     @Test func outcomesAreCountedPerEnvironmentAndACompleteRunSetsTheLastSuccess() {
         let registry = MetricsRegistry()
-        let metrics = ReconciliationMetrics(registry: registry)
+        let metrics = ReconciliationMetrics(registry: registry, interval: .seconds(3600))
         let before = registry.render()
         let zero = #"entitlementd_reconciled_notifications_total{environment="sandbox",outcome="applied"} 0"#
         #expect(before.contains(zero), "\(before)")
         #expect(before.contains("entitlementd_reconciliation_last_success_timestamp_seconds 0"), "\(before)")
+        #expect(before.contains("entitlementd_reconciliation_interval_seconds 3600"), "\(before)")
         metrics.record(report())
         metrics.record(report(sandboxError: "Apple answered 503"))
         let text = registry.render()
@@ -37,6 +38,12 @@ struct ReconciliationMetricsTests {
         ] {
             #expect(text.contains(line), "\(line)\n\(text)")
         }
+    }
+
+    @Test func theIntervalIsZeroWhenPeriodicRunsAreOff() {
+        let registry = MetricsRegistry()
+        _ = ReconciliationMetrics(registry: registry, interval: nil)
+        #expect(registry.render().contains("entitlementd_reconciliation_interval_seconds 0\n"))
     }
 
     @Test func theAdminJSONCarriesEachEnvironmentAndItsError() {

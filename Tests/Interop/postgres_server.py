@@ -10,6 +10,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import tempfile
 import urllib.parse
 from pathlib import Path
 
@@ -74,3 +75,40 @@ class PostgresServer:
     def drop_database(self, name: str) -> None:
         """Drops it even if a connection was left behind (a replica killed mid-test)."""
         self.psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+SCRIPT = Path(__file__).resolve().parents[2] / "Scripts" / "lib" / "postgres.sh"
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of this test's own. Its folder is short and under /tmp: the server's
+    socket path must fit in 107 bytes, and pytest's folders can be deep."""
+
+    def __init__(self):
+        self.directory = Path(tempfile.mkdtemp(prefix="pgf-", dir="/tmp"))
+
+    def run(self, command):
+        done = subprocess.run([str(SCRIPT), command, str(self.directory)], capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, f"postgres.sh {command} failed ({done.returncode}): {done.stderr[-2000:]}"
+        return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+    def start(self):
+        url = self.run("start")
+        assert url.startswith("postgresql://") and ":" in url.split("//", 1)[1].split("@", 1)[0], \
+            "postgres.sh printed a URL with its password"
+        return url
+
+    def pids(self):
+        """The postmaster and every process it started."""
+        home = self.directory
+        location = self.directory / "location"
+        if location.exists():
+            home = Path(location.read_text().strip())
+        postmaster = int((home / "data" / "postmaster.pid").read_text().split()[0])
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
+        return [postmaster] + [int(pid) for pid in children]
+
+    def close(self):
+        subprocess.run([str(SCRIPT), "stop", str(self.directory)], capture_output=True, timeout=120)
+        shutil.rmtree(self.directory, ignore_errors=True)

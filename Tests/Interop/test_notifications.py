@@ -978,6 +978,62 @@ def test_v1_notification_confirms_the_renewal_a_receipt_reported(notify):
         "a DID_RENEW confirms its renewal, not the purchase its unified receipt repeats"
 
 
+@pytest.mark.parametrize("v1_type", ["DID_RENEW", "INTERACTIVE_RENEWAL", "DID_RECOVER"])
+def test_every_v1_renewal_type_names_the_renewal_a_receipt_reported(notify, v1_type):
+    """The same DID_RENEW sample under each V1 type that reports a renewal: whichever it is, the
+    event the receipt recorded carries it."""
+    c = notify()
+    user = f"v1-{v1_type.lower()}"
+    v1_seed(c, user)
+    newest = next(t for t in V1_SAMPLE["unified_receipt"]["latest_receipt_info"]
+                  if t["transaction_id"] == "2000000080000003")
+    c.seed(user, [{"transaction_id": newest["transaction_id"], "original_transaction_id": V1_CHAIN,
+                   "product_id": newest["product_id"], "purchase_date_ms": int(newest["purchase_date_ms"]),
+                   "expires_date_ms": int(newest["expires_date_ms"]), "environment": "sandbox"}])
+    assert c.post(dict(V1_SAMPLE, notification_type=v1_type)) == 200
+    events = c.events(user)
+    assert events["renewal:2000000080000003"].apple_notification_type == v1_type, events
+    assert events["renewal:2000000080000003"].source == c.pb.ent.EVENT_SOURCE_RECEIPT
+
+
+def test_a_v1_interactive_renewal_upgrade_names_the_new_plan_a_receipt_reported(notify):
+    """An upgrade from a yearly plan to a monthly one: the replaced plan, cancelled and
+    `is_upgraded`, still expires after the new plan, so it is the newest by expiry. The
+    INTERACTIVE_RENEWAL is about the new plan's period, which the receipt recorded as a renewal."""
+    c = notify()
+    now = int(time.time() * 1000)
+    bought, upgraded_at = now - 10 * DAY_MS, now - HOUR_MS
+    chain, new_plan = "2000000090000001", "2000000090000002"
+    yearly = {"transaction_id": chain, "original_transaction_id": chain, "product_id": "com.example.app.basic.yearly",
+              "purchase_date_ms": bought, "original_purchase_date_ms": bought,
+              "expires_date_ms": bought + 365 * DAY_MS, "cancellation_date_ms": upgraded_at, "is_upgraded": True,
+              "environment": "sandbox"}
+    monthly = {"transaction_id": new_plan, "original_transaction_id": chain,
+               "product_id": "com.example.app.premium.monthly", "purchase_date_ms": upgraded_at,
+               "original_purchase_date_ms": bought, "expires_date_ms": upgraded_at + 30 * DAY_MS,
+               "environment": "sandbox"}
+    c.seed("v1-upgrade", [yearly, monthly])
+
+    def receipt_info(t):
+        info = {k: str(v) for k, v in t.items() if k.endswith("_ms") or k.endswith("_id")}
+        if t.get("is_upgraded"):
+            info["is_upgraded"] = "true"
+            info["cancellation_reason"] = "0"
+        return dict(info, quantity="1", is_trial_period="false", in_app_ownership_type="PURCHASED")
+
+    body = dict(V1_SAMPLE, notification_type="INTERACTIVE_RENEWAL", original_transaction_id=chain,
+                auto_renew_product_id=monthly["product_id"])
+    body["unified_receipt"] = dict(V1_SAMPLE["unified_receipt"], latest_receipt_info=[
+        receipt_info(monthly), receipt_info(yearly)], pending_renewal_info=[
+        {"auto_renew_status": "1", "auto_renew_product_id": monthly["product_id"],
+         "product_id": monthly["product_id"], "original_transaction_id": chain}])
+    assert c.post(body) == 200
+    events = c.events("v1-upgrade")
+    assert events[f"renewal:{new_plan}"].apple_notification_type == "INTERACTIVE_RENEWAL", events
+    assert events[f"purchase:{chain}"].apple_notification_type == ""
+    assert set(events) == {f"purchase:{chain}", f"renewal:{new_plan}", f"product_change:{chain}"}, "named, not added"
+
+
 # --- upgrades and Family Sharing revocations: one event each, whoever reports first ---------
 
 PREMIUM_ID = "com.example.app.premium.monthly"

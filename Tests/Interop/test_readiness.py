@@ -15,7 +15,6 @@ import subprocess
 import time
 import urllib.parse
 import uuid
-from pathlib import Path
 
 import grpc
 import h2.config
@@ -27,6 +26,7 @@ from hyperframe.frame import PingFrame
 
 from haproxy import Haproxy
 from ports import free_port
+from postgres_server import PrivatePostgres
 from test_entitlements import DAY, NOW, check, seed, tx
 from test_graceful_drain import answers, pings
 from test_http2_conformance import RawPeer, request
@@ -311,22 +311,13 @@ def test_haproxy_takes_a_replica_whose_store_is_down_out_within_5_s(pb, server, 
             psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-POSTGRES_SCRIPT = Path(__file__).resolve().parents[2] / "Scripts" / "lib" / "postgres.sh"
-
-
-@needs_postgres
-@pytest.mark.skip(reason="inside the full Scripts/test run (not alone, not beside the other readiness tests) the "
-                         "private server's URL comes back from Scripts/lib/postgres.sh without its password "
-                         "(fe_sendauth: no password supplied); the harness is to be fixed before it runs in CI")
+@pytest.mark.single_process("stops and starts a PostgreSQL server of its own")
 def test_a_stopped_postgresql_server_takes_the_replica_out_and_its_restart_puts_it_back(pb, server, tmp_path):
     """The whole server stopped (connections refused), on a private one this test owns."""
-    directory = tmp_path / "pg"
+    private = PrivatePostgres()
 
     def postgres(command):
-        run = subprocess.run([str(POSTGRES_SCRIPT), command, str(directory)], capture_output=True, text=True,
-                             timeout=180)
-        assert run.returncode == 0, run.stderr[-2000:]
-        return run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+        return private.start() if command == "start" else private.run(command)
 
     url = postgres("start")
     try:
@@ -348,4 +339,4 @@ def test_a_stopped_postgresql_server_takes_the_replica_out_and_its_restart_puts_
         assert check(pb, channel, "dora", product="pro.monthly").active
         assert s.stop() == 0, s.stderr()[-2000:]
     finally:
-        subprocess.run([str(POSTGRES_SCRIPT), "stop", str(directory)], capture_output=True, timeout=120)
+        private.close()

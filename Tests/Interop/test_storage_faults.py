@@ -21,6 +21,7 @@ import grpc
 import pytest
 
 from apple_pki import DAY_MS, PKI, now_ms, notification, renewal, transaction
+from cluster import metrics_text
 from fast_signer import FastSigner
 
 pytestmark = pytest.mark.single_process(
@@ -52,6 +53,14 @@ def fill(path):
                 except OSError as error:
                     assert error.errno == errno.ENOSPC, error
                     break
+
+
+def ready_gauge(server) -> float:
+    """`entitlementd_ready` from /metrics: 1 while /readyz answers 200."""
+    values = [float(line.split()[1]) for line in metrics_text(server).splitlines()
+              if line.startswith("entitlementd_ready ")]
+    assert len(values) == 1, "one entitlementd_ready sample"
+    return values[0]
 
 
 def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_when_space_returns(pb, server, small_disk, tmp_path):
@@ -147,6 +156,8 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_when_space_returns(
     assert status == 503, f"a notification the store cannot take must be retried by Apple: {status} {text}"
     assert "SQL" not in text and "sqlite" not in text.lower()
 
+    # Out of rotation, and the readiness gauge says so (alerts.yml's EntitlementdNotReady).
+    assert ready_gauge(s) == 0
     # Reads keep answering from what was committed.
     assert latest("alice") == alice
     assert latest("bob") is None
@@ -167,6 +178,7 @@ def test_a_full_disk_refuses_writes_keeps_reads_and_recovers_when_space_returns(
             time.sleep(0.2)
     assert post_renewal(alice, 1)[0] == 200
     assert latest("alice") == str(int(alice) + 1) and latest("bob") == bob
+    assert ready_gauge(s) == 1
     assert s.stop() == 0, s.stderr()[-2000:]
     assert "storing a notification failed" in s.stderr(), "the webhook's storage failure is logged with its cause"
 

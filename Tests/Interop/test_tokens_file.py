@@ -8,6 +8,8 @@ import time
 import grpc
 import pytest
 
+from cluster import metrics_text
+
 OLD_TOKEN = "old-token-5b1d0c"
 NEW_TOKEN = "new-token-77e2aa"
 
@@ -19,6 +21,14 @@ def _sleep_code(pb, channel, token):
         return grpc.StatusCode.OK
     except grpc.RpcError as e:
         return e.code()
+
+
+def _reload_metrics(server):
+    """(entitlementd_auth_tokens_last_reload_successful, entitlementd_auth_tokens_reload_failures_total)."""
+    values = dict(line.split() for line in metrics_text(server).splitlines()
+                  if line.startswith("entitlementd_auth_tokens_"))
+    return (float(values["entitlementd_auth_tokens_last_reload_successful"]),
+            float(values["entitlementd_auth_tokens_reload_failures_total"]))
 
 
 def _wait_for(predicate, what, timeout=10.0):
@@ -68,9 +78,12 @@ def test_sighup_finding_a_world_readable_file_keeps_the_old_tokens_and_says_why(
     assert _sleep_code(pb, ch, OLD_TOKEN) == grpc.StatusCode.OK
     assert _sleep_code(pb, ch, NEW_TOKEN) == grpc.StatusCode.UNAUTHENTICATED
     assert s.proc.poll() is None
+    # The metrics the EntitlementdAuthTokensReloadFailed alert reads.
+    assert _reload_metrics(s) == (0, 1)
 
     # Fixed as the message says, the next reload applies.
     tokens.chmod(0o600)
     s.signal(signal.SIGHUP)
     _wait_for(lambda: _sleep_code(pb, ch, NEW_TOKEN) == grpc.StatusCode.OK, "the new token accepted after chmod 600")
     assert _sleep_code(pb, ch, OLD_TOKEN) == grpc.StatusCode.UNAUTHENTICATED
+    assert _reload_metrics(s) == (1, 1), "the last reload took; the failure stays counted"
