@@ -221,6 +221,14 @@ import Testing
         #expect(!response.text.contains("style=\""))
     }
 
+    @Test(arguments: [
+        ("/console", true), ("/console/", true), ("/console/customer", true), ("/console/console.css", true),
+        ("/consoles", false), ("/console-x", false), ("/metrics", false), ("/admin/owners", false), ("/", false),
+    ])
+    func theAdminListenerSendsOnlyConsolePathsHere(_ path: String, _ served: Bool) {
+        #expect(Console.serves(path: path) == served)
+    }
+
     @Test func aRegisteredPageFillsTheDashboardSlot() async throws {
         var harness = try ConsoleHarness()
         let (cookie, _) = try await harness.signIn("viewer-token")
