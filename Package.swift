@@ -91,6 +91,11 @@ let package = Package(
         .target(name: "EntitlementService",
                 dependencies: ["Entitlements", "EntitlementAPI", "EntitlementPorts", "AppStore",
                                "JWS", "RPCCore", "HTTPCore", "ServiceRuntime", "AppStoreServerAPI", "HTTPClient"]),
+        // The web console on the admin listener: sessions, pages and actions over the same handlers
+        // as the RPCs; HTML rendered here from typed values, escaped at one boundary.
+        .target(name: "Console",
+                dependencies: ["HTTPCore", "RPCCore", "JWS", "ServiceRuntime", "EntitlementAPI", "EntitlementPorts",
+                               "Entitlements", "EntitlementService"]),
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
         .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime"]),
         .executableTarget(name: "entitlementctl",
@@ -106,7 +111,7 @@ let package = Package(
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "HTTP2", "HTTP1", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "StorageCore", "SQLiteStore",
-                               "PostgreSQLStore", "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks"]),
+                               "PostgreSQLStore", "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks", "Console"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
@@ -187,6 +192,10 @@ let package = Package(
             name: "EntitlementDaemonTests",
             dependencies: ["EntitlementDaemon", "EntitlementService", "ServiceRuntime", "EntitlementPorts",
                            "StorageCore", "SQLiteStore", "Entitlements", "TestSupport"]),
+        // The console's rules as tables (escaping, CSRF, sessions, roles) and its routes over an in-memory desk.
+        .testTarget(name: "ConsoleTests",
+                    dependencies: ["Console", "HTTPCore", "RPCCore", "EntitlementAPI", "EntitlementPorts",
+                                   "Entitlements", "TestSupport"]),
         // The service's decisions in milliseconds: a scripted Apple, the in-memory repository, no sockets.
         .testTarget(name: "EntitlementServiceTests",
                     dependencies: ["EntitlementService", "EntitlementMemoryStore", "EntitlementPorts", "Entitlements",

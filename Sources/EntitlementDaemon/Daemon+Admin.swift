@@ -1,5 +1,6 @@
 import EntitlementPorts
 import EntitlementService
+import Console
 import HTTPCore
 import HTTPServer
 import RPCCore
@@ -14,6 +15,8 @@ struct AdminOperations: Sendable {
     let accountTokens: any AccountTokens
     /// nil without the App Store Server API: reconcile answers 412.
     let reconciler: NotificationReconciler?
+    /// The web console, served under /console/ behind its own sign-in.
+    let console: Console
 }
 
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.
@@ -66,9 +69,9 @@ extension Daemon {
     /// The admin listener, bound but not started, when --admin-listen asks for one.
     func adminServer(_ operations: AdminOperations) throws -> HTTPServer? {
         guard let adminConfiguration else { return nil }
+        let gated = BearerTokenGate(authenticator: authenticator, protecting: adminRoutes(operations))
         return try HTTPServer(
-            configuration: adminConfiguration,
-            service: BearerTokenGate(authenticator: authenticator, protecting: adminRoutes(operations)))
+            configuration: adminConfiguration, service: AdminListenerService(console: operations.console, gated: gated))
     }
 
     /// The startup lines on stdout, written in one call so a reader never sees only the first:
@@ -83,17 +86,17 @@ extension Daemon {
     func logAdminListener(_ admin: HTTPServer?) {
         if let admin {
             logger.info(
-                "admin listener: /metrics and admin operations are served here only; "
+                "admin listener: /metrics, admin operations and the console are served here only; "
                     + "/metrics on the service port answers 404",
                 [
-                    ("address", admin.boundAddress),
+                    ("address", admin.boundAddress), ("console", "http://\(admin.boundAddress)/console/"),
                     ("auth", authenticator == nil ? "none (no --auth-tokens-file)" : "bearer token"),
                 ])
         } else {
             logger.info(
                 "/metrics is served on the service port to anyone who can reach it, and admin operations "
-                    + "(reconcile, webhooks, owners) are off (no --admin-listen); set --admin-listen to a private "
-                    + "port for both")
+                    + "(reconcile, webhooks, owners) and the console are off (no --admin-listen); set --admin-listen "
+                    + "to a private port for all of them")
         }
     }
 }

@@ -42,7 +42,7 @@ extension Daemon {
         let apiClient = serverAPIClient(transport: appleClient)
         let fanOut = changeFanOut(store)
         let health = HealthService(storeReady: { store.readiness == .ready })
-        let router = rpcRouter(
+        let (router, rpcs) = rpcRouter(
             store: store, health: health, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut)
         let ingestor = NotificationIngestor(
             configuration: .init(
@@ -51,12 +51,14 @@ extension Daemon {
             observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) })
         let reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
         let operations = AdminOperations(
-            outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler)
+            outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler,
+            console: console(rpcs: rpcs, store: store, webhooks: webhookDispatcher != nil))
         var http = HTTPRouter()
         http.add("GET", "/healthz", Daemon.healthzHandler())
         http.add("GET", "/readyz", Daemon.readyzHandler(health))
         if adminConfiguration == nil { http.add("GET", "/metrics", metricsHandler()) }
         Daemon.addAdminOperationsElsewhere(to: &http)
+        Daemon.addConsoleElsewhere(to: &http)
         NotificationWebhook(ingestor: ingestor, logger: logger, observe: { [serviceMetrics] labels in
             serviceMetrics.notification(version: labels.version, type: labels.type, outcome: labels.outcome)
         }).register(into: &http)
@@ -103,11 +105,12 @@ extension Daemon {
             singletonDuties: singletonDuties, lease: lease, server: server, admin: admin, lifecycle: lifecycle)
     }
 
-    /// The RPC services: health, entitlement.v1 over the store, and any ``ExtraService``.
+    /// The RPC services: health, entitlement.v1 over the store, and any ``ExtraService``; with
+    /// the entitlement.v1 handlers, which the console acts through too.
     private func rpcRouter(
         store: any StoreBackend, health: HealthService, appleClient: CurlAppleClient, apiClient: AppStoreServerClient?,
         fanOut: ChangeFanOut
-    ) -> RPCRouter {
+    ) -> (RPCRouter, EntitlementRPCs) {
         var router = RPCRouter()
         health.register(into: &router)
         let serverAPI = serverAPIPurchases(client: apiClient)
@@ -129,16 +132,17 @@ extension Daemon {
             setAccountToken: accountTokenSetter(serverAPI: serverAPI, tokens: store))
         let refresh = EntitlementRefresh(serverAPI: serverAPI, repository: store, revisions: store, catalog: catalog,
                                          now: WallClock.unixMilliseconds)
-        EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,
-                        refresh: refresh, accountTokens: store, grants: store, logger: logger)
-            .register(into: &router)
+        let rpcs = EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts,
+                                   now: WallClock.unixMilliseconds, refresh: refresh, accountTokens: store,
+                                   grants: store, logger: logger)
+        rpcs.register(into: &router)
         fanOut.register(into: &router)
         for service in extraServices {
             service.register(store, &router)
             logger.warning("test-only service is served: this executable is for tests, never production",
                            [("service", service.name)])
         }
-        return router
+        return (router, rpcs)
     }
 
     /// The gRPC side of the service port: the router's calls, counted, and logged when they fail.

@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import Console
 import EntitlementPorts
 import Entitlements
 import EntitlementService
@@ -30,6 +31,8 @@ final class Daemon {
     let maxMessageSize: Int
     /// The admin listener (/metrics, admin operations), or nil to keep /metrics on the service port.
     let adminConfiguration: ServerConfiguration?
+    /// The console's session lifetime and whether it believes a proxy's forwarded headers.
+    let consoleConfiguration: Console.Configuration
     let gracePeriod: Duration
     let catalog: Catalog
     let transferPolicy: TransferPolicy
@@ -71,6 +74,7 @@ final class Daemon {
         serverConfiguration = try DaemonFlags.serverConfiguration(
             flags, cores: ProcessInfo.processInfo.activeProcessorCount)
         adminConfiguration = try DaemonFlags.adminConfiguration(flags, service: serverConfiguration)
+        consoleConfiguration = try DaemonFlags.consoleConfiguration(flags)
         gracePeriod = try flags.duration("shutdown-grace-period")!
         guard let policy = TransferPolicy(rawValue: flags.string("transfer-policy")!) else {
             throw FlagError("--transfer-policy must be transfer or reject")

@@ -88,7 +88,7 @@ enum DaemonFlags {
             FlagSpec("stream-keepalive", value: "DURATION", default: "20s",
                      help: "PING connections with open streams after this long without traffic (keep it under "
                          + "proxies' read timeouts: nginx's grpc_read_timeout is 60s)"),
-        ] + databaseSpecs + serverAPISpecs + reconciliationSpecs + webhookSpecs,
+        ] + databaseSpecs + serverAPISpecs + reconciliationSpecs + webhookSpecs + consoleSpecs,
         refusesEmptyValues: true, version: version,
         commands: [("migrate-store", "copy a SQLite store into an empty PostgreSQL database (see its --help)"),
                    ("backup", "copy a SQLite store while the server runs (see its --help)"),

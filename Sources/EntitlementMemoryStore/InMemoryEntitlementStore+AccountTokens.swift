@@ -38,3 +38,14 @@ extension InMemoryEntitlementStore: AccountTokens {
         }
     }
 }
+
+/// Customer lookups in memory, over the same dictionaries the SQL stores' indexes mirror.
+extension InMemoryEntitlementStore: CustomerLookup {
+    public func originalTransactionID(ofTransaction transactionID: String) throws -> String? {
+        state.withLock { $0.chainOfTransaction[transactionID] }
+    }
+
+    public func issuedAppAccountToken(userID: String) throws -> String? {
+        state.withLock { $0.tokensByUser[userID] }
+    }
+}

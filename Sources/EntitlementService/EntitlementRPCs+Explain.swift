@@ -4,8 +4,11 @@ import Entitlements
 import RPCCore
 
 /// ExplainEntitlement: CheckEntitlement's answer with the rule and transactions behind it.
+///
+/// ``explainEntitlement(_:)`` and ``listHistory(_:)`` are public: the console shows the same
+/// sentences and events as the RPCs, from the same code.
 extension EntitlementRPCs {
-    func explainEntitlement(
+    public func explainEntitlement(
         _ request: EntitlementV1.ExplainEntitlementRequest
     ) throws -> EntitlementV1.ExplainEntitlementResponse {
         let at = try evaluationTime(userID: request.userID, atMs: request.atMs)

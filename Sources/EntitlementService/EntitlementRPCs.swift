@@ -179,7 +179,7 @@ public struct EntitlementRPCs: Sendable {
         return atMs == 0 ? .now(now()) : .at(atMs)
     }
 
-    func listHistory(_ request: EntitlementV1.ListHistoryRequest) throws -> EntitlementV1.ListHistoryResponse {
+    public func listHistory(_ request: EntitlementV1.ListHistoryRequest) throws -> EntitlementV1.ListHistoryResponse {
         guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
         let page = try withStoreErrors {
             try repository.history(userID: request.userID,

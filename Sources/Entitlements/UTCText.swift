@@ -2,10 +2,11 @@
 ///
 /// The domain is stdlib-only, so the calendar is done here: days since 1970-01-01 to a
 /// proleptic Gregorian date, with 400-year eras so any Int64 millisecond count works.
-enum UTCText {
+/// Public so every page that shows an instant (the console) writes it as explanations do.
+public enum UTCText {
     /// `2026-04-01T00:00:00Z`, with `.123` only when the milliseconds are not zero (the form
     /// entitlementctl prints and accepts).
-    static func iso8601(milliseconds: Int64) -> String {
+    public static func iso8601(milliseconds: Int64) -> String {
         let (days, dayMs) = floorDivision(milliseconds, 86_400_000)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
         let seconds = dayMs / 1000
@@ -26,7 +27,7 @@ enum UTCText {
     }
 
     /// Year, month (1...12) and day (1...31) of a day counted from 1970-01-01.
-    static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
+    public static func civilDate(daysSinceEpoch: Int64) -> (year: Int64, month: Int64, day: Int64) {
         // Count from 0000-03-01 so the leap day ends each year; an era is 146_097 days.
         let (era, dayOfEra) = floorDivision(daysSinceEpoch + 719_468, 146_097)
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365

@@ -42,8 +42,14 @@ public final class BearerTokenAuthenticator: Sendable {
 
     /// The caller a bare token names (one typed into a sign-in form), or nil when it is not accepted.
     public func principal(token: some Collection<UInt8>) -> Principal? {
-        let presented = SecretDigest(token)
-        return tokens.withLock { accepted in
+        principal(digest: SecretDigest(token))
+    }
+
+    /// The caller a token's digest names now, or nil once the token is no longer accepted: a
+    /// console session keeps the digest of the token it signed in with (never the token) and
+    /// asks again on every request, so a token removed or demoted by SIGHUP takes effect at once.
+    public func principal(digest presented: SecretDigest) -> Principal? {
+        tokens.withLock { accepted in
             var match: Principal?
             for token in accepted where token.digest.matches(presented) { match = token.principal }
             return match
