@@ -111,7 +111,8 @@ let package = Package(
         .target(name: "EntitlementDaemon",
                 dependencies: ["EntitlementService", "HTTPServer", "HTTP2", "HTTP1", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "StorageCore", "SQLiteStore",
-                               "PostgreSQLStore", "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks", "Console"]),
+                               "PostgreSQLStore", "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks", "Console",
+                               "ConsoleDashboard"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the

@@ -128,7 +128,7 @@ public struct Console: HTTPService {
         case "/console/customer":
             return await customer(query, session: session)
         default:
-            guard let registered = pages.first(where: { $0.path == path }) else {
+            guard let registered = pages.first(where: { $0.answers(path) }) else {
                 return refusal(404, "There is no console page at this address.", session: session)
             }
             guard session.principal.holdsAny(of: registered.roles) else {

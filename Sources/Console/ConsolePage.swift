@@ -16,14 +16,24 @@ public struct ConsolePage: Sendable {
     public var navigationTitle: String?
     /// Who may open it; readers by default.
     public var roles: Set<Principal.Role>
+    /// Whether it also answers every path below ``path`` (which then ends in "/"): a family of
+    /// downloads named by their last segment, such as one CSV per chart.
+    public var answersPathsBelow: Bool
     public var render: Render
 
     public init(path: String, navigationTitle: String?, roles: Set<Principal.Role> = ConsoleAccess.readers,
-                render: @escaping Render) {
+                answersPathsBelow: Bool = false, render: @escaping Render) {
         self.path = path
         self.navigationTitle = navigationTitle
         self.roles = roles
+        self.answersPathsBelow = answersPathsBelow
         self.render = render
+    }
+
+    /// Whether a request for `requested` is this page's.
+    func answers(_ requested: String) -> Bool {
+        requested == path || (answersPathsBelow && path.hasSuffix("/") && requested.hasPrefix(path)
+                              && requested.count > path.count)
     }
 
     /// The Dashboard's place in the navigation until a dashboard is registered at its path.

@@ -16,6 +16,10 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
     /// Text shown as it is: escaped.
     public init(text: String) { rendered = HTML.escape(text) }
 
+    /// Markup made by a renderer that escapes every string it puts in (the dashboard's charts),
+    /// taken as it is.
+    public init(escapedMarkup: String) { rendered = escapedMarkup }
+
     public static let empty: HTML = ""
 
     public var description: String { rendered }

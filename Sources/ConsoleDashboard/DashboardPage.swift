@@ -30,20 +30,23 @@ public enum DashboardPage {
             html += "<p>No days to show.</p>\n"
         }
         for chart in DashboardChart.charts(for: figures) {
-            html += section(chart, figures: figures)
+            html += section(chart, figures: figures, environment: environment)
         }
         return html + "</section>\n"
     }
 
     /// One chart's section: heading, SVG, CSV link, and the table (inside `<details>`, so the
     /// page stays short; screen readers and keyboards open it like any disclosure).
-    static func section(_ chart: DashboardChart, figures: [DailyFigures]) -> String {
+    static func section(_ chart: DashboardChart, figures: [DailyFigures], environment: Environment = .production)
+        -> String {
         let id = "chart-" + chart.slug
         let title = HTMLEscaping.escape(chart.title)
         var html = "<section class=\"dashboard-series\" aria-labelledby=\"\(id)-heading\">\n"
         html += "<h2 id=\"\(id)-heading\">\(title)</h2>\n"
         html += ChartSVG.render(chart, figures: figures) + "\n"
-        html += "<p><a href=\"\(HTMLEscaping.escape(chart.csvPath))\" type=\"text/csv\" download>Download CSV</a></p>\n"
+        // The download holds the figures shown: the same environment.
+        let link = chart.csvPath + (environment == .production ? "" : "?environment=\(environment.rawValue)")
+        html += "<p><a href=\"\(HTMLEscaping.escape(link))\" type=\"text/csv\" download>Download CSV</a></p>\n"
         html += "<details><summary>\(title): table</summary>\n"
         html += "<table class=\"dashboard-table\"><caption>\(title) per day</caption>\n"
         html += "<thead><tr><th scope=\"col\">Date (UTC)</th>"

@@ -13,13 +13,13 @@ extension Daemon {
     func console(rpcs: EntitlementRPCs, store: any StoreBackend, webhooks: Bool) -> Console {
         let desk = ServiceCustomerDesk(rpcs: rpcs, repository: store, accountTokens: store, lookup: store,
                                        changeLog: store, outbox: webhooks ? store : nil)
-        let console = Console(
+        var console = Console(
             configuration: consoleConfiguration, authenticator: authenticator, desk: desk,
             sessions: ConsoleSessions(lifetimeMs: consoleConfiguration.sessionLifetimeMs,
                                       now: WallClock.unixMilliseconds),
             throttle: SignInThrottle(now: WallClock.unixMilliseconds), logger: logger)
-        // More pages: `console.addPage(ConsolePage(...))` here (docs/console.md#adding-a-page);
-        // one at /console/dashboard replaces the Dashboard slot.
+        // More pages: `console.addPage(ConsolePage(...))` here (docs/console.md#adding-a-page).
+        for page in Self.dashboardPages(rollup: store) { console.addPage(page) }
         return console
     }
 

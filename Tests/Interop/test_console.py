@@ -9,6 +9,7 @@ With CONSOLE_SCREENSHOTS_DIR set, test_screenshots saves the pages there
 import json
 import os
 import re
+import shutil
 import time
 import urllib.error
 import urllib.request
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from apple_pki import PKI, Signer, transaction
 from conftest import admin_address
 from test_entitlements import tx
 from webhook_receiver import Receiver
@@ -334,6 +336,65 @@ def test_the_customer_page_shows_lost_chains_and_webhook_deliveries(pb, server, 
         receiver.stop()
 
 
+def utc_day(ms):
+    return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000))
+
+
+def test_the_dashboard_charts_the_rollup_and_downloads_each_chart_as_csv(pb, server, tokens, catalog, chromium,
+                                                                         tmp_path):
+    """Three customers took a trial 20 days ago and paid 9.99 USD when it ended 13 days ago
+    (StoreKit 2 submissions, which carry prices): the charts and their CSVs say so."""
+    if not shutil.which("openssl"):
+        pytest.skip("the openssl CLI is needed to generate the test PKI")
+    signer = Signer(PKI(tmp_path / "pki", "Test"))
+    s = server("--admin-listen", "127.0.0.1:0", "--auth-tokens-file", tokens, "--catalog", catalog,
+               "--apple-root-ca", signer.pki.root_pem_path)
+    stub = pb.ent_grpc.EntitlementServiceStub(s.channel())
+    now = now_ms()
+    trial_at, paid_at = now - 20 * DAY, now - 13 * DAY
+    for n in range(3):
+        chain = str(7_100_000_000 + n * 10)
+        trial = transaction(chain, chain, purchase=trial_at, expires=paid_at, signed=trial_at + 1000,
+                            product_id="pro.monthly", environment="Production", offerType=1,
+                            offerDiscountType="FREE_TRIAL", price=0, currency="USD")
+        paid = transaction(str(int(chain) + 1), chain, purchase=paid_at, expires=now + 17 * DAY,
+                           signed=paid_at + 1000, product_id="pro.monthly", environment="Production",
+                           price=9990, currency="USD")
+        for payload in (trial, paid):
+            stub.SubmitReceipt(pb.ent.SubmitReceiptRequest(user_id=f"dash-{n}",
+                                                           signed_transaction=signer.sign(payload)),
+                               timeout=30, metadata=md())
+
+    page = sign_in(chromium, f"http://{admin_address(s)}/console/", VIEWER)
+    page.get_by_role("link", name="Dashboard").click()
+    for title in ["Active subscriptions", "New trials", "Trial conversions", "Renewals", "Refunds", "Churn",
+                  "Revenue (USD)"]:
+        expect(page.get_by_role("heading", name=title, exact=True)).to_be_visible()
+    expect(page.get_by_role("img", name=re.compile("^New trials"))).to_have_count(1)
+    described = page.locator("svg desc").all_text_contents()
+    assert any(d.startswith("New trials") and f"highest 3 on {utc_day(trial_at)}" in d for d in described), described
+    assert any(d.startswith("Trial conversions") and f"highest 3 on {utc_day(paid_at)}" in d for d in described)
+    assert any(d.startswith("Active subscriptions") and "3 on the last day" in d for d in described), described
+
+    def download(name):
+        response = page.request.get(f"http://{admin_address(s)}/console/dashboard/{name}")
+        return response.status, response.headers.get("content-type", ""), response.text()
+
+    status, kind, body = download("new-trials.csv")
+    assert status == 200 and kind.startswith("text/csv"), (status, kind)
+    rows = body.strip().splitlines()
+    assert rows[0] == "date,new_trials" and len(rows) == 91, rows[:3]
+    assert f"{utc_day(trial_at)},3" in rows and rows[-1].endswith(",0")
+    status, _, body = download("revenue-usd.csv")
+    assert status == 200 and f"{utc_day(paid_at)},29.970" in body.splitlines(), body[:300]
+    assert download("no-such-chart.csv")[0] == 404
+    # The link on the page is the download.
+    link = page.get_by_role("link", name="Download CSV").first.get_attribute("href")
+    assert link.startswith("/console/dashboard/") and link.endswith(".csv")
+    page.goto(f"http://{admin_address(s)}/console/dashboard?environment=sandbox")
+    assert not any("highest 3" in d for d in page.locator("svg desc").all_text_contents()), "production only"
+
+
 @pytest.mark.skipif(not os.environ.get("CONSOLE_SCREENSHOTS_DIR"),
                     reason="saves docs/console/*.png only when CONSOLE_SCREENSHOTS_DIR is set "
                            "(Scripts/console-screenshots)")
@@ -360,3 +421,7 @@ def test_screenshots(pb, s, base, chromium):
     viewer.set_viewport_size({"width": 1600, "height": 900})
     viewer.goto(base + "customer?user=u-42")
     viewer.screenshot(path=out / "customer-viewer.png", full_page=True)
+    for n in range(12):  # a few more customers, so the charts have bars to show
+        seed_subscriber(pb, s, f"chart-{n}", chain=str(7000000400 + n * 10))
+    viewer.goto(base + "dashboard")
+    viewer.screenshot(path=out / "dashboard.png", full_page=True)
