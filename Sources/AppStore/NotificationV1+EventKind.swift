@@ -81,6 +81,7 @@ extension NotificationV1 {
             case nil: return .other
             }
         case "DID_CHANGE_RENEWAL_PREF": return .productChange
+        case "CONSUMPTION_REQUEST": return .consumptionRequest
         default: return .other
         }
     }

@@ -11,12 +11,14 @@ extension AppStoreSimulator {
         case transactions = "v1/transactions"
         case notificationHistory = "v1/notifications/history"
         case appAccountToken = "v1/transactions/{originalTransactionId}/appAccountToken"
+        case extendRenewalDate = "v1/subscriptions/extend"
+        case orderLookup = "v1/lookup"
 
         var method: String {
             switch self {
             case .notificationHistory: "POST"
-            case .appAccountToken: "PUT"
-            case .history, .subscriptions, .transactions: "GET"
+            case .appAccountToken, .extendRenewalDate: "PUT"
+            case .history, .subscriptions, .transactions, .orderLookup: "GET"
             }
         }
     }
@@ -66,7 +68,8 @@ extension AppStoreSimulator {
                 return id.contains("/") ? (nil, "") : (.appAccountToken, String(id))
             }
         }
-        for endpoint in [ServerAPIEndpoint.history, .subscriptions, .transactions] {
+        // Before `v1/subscriptions/{id}`, whose id never holds a slash.
+        for endpoint in [ServerAPIEndpoint.extendRenewalDate, .orderLookup, .history, .subscriptions, .transactions] {
             let prefix = endpoint.rawValue + "/"
             if rest.hasPrefix(prefix), !rest.dropFirst(prefix.count).contains("/") {
                 return (endpoint, String(rest.dropFirst(prefix.count)))
@@ -103,6 +106,8 @@ extension AppStoreSimulator {
                 return HTTPResponse(status: 200, headers: HTTPHeaders(), body: [])
             }
             answer = .failure(error)
+        case .extendRenewalDate: answer = extendRenewalDateAnswer(transactionID, environment, request.body)
+        case .orderLookup: answer = orderLookupAnswer(transactionID, environment)
         }
         switch answer {
         case .success(let object): return Self.apiJSON(200, object)

@@ -32,6 +32,20 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
         httpStatus: 400, errorCode: 4_000_015, errorMessage: "Invalid request. The start date is not valid.")
     public static let invalidEndDate = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_016, errorMessage: "Invalid request. The end date is not valid.")
+    public static let invalidOriginalTransactionID = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_008, errorMessage: "Invalid original transaction id.")
+    public static let invalidExtendByDays = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_009, errorMessage: "Invalid extend by days value.")
+    public static let invalidExtendReasonCode = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_010, errorMessage: "Invalid reason code.")
+    public static let invalidRequestIdentifier = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_011, errorMessage: "Invalid request identifier.")
+    public static let subscriptionExtensionIneligible = ServerAPIErrorAnswer(
+        httpStatus: 403, errorCode: 4_030_004,
+        errorMessage: "Forbidden - subscription state ineligible for renewal date extension.")
+    public static let subscriptionMaxExtension = ServerAPIErrorAnswer(
+        httpStatus: 403, errorCode: 4_030_005,
+        errorMessage: "Forbidden - subscription has reached maximum extension count.")
     public static let invalidSort = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_021, errorMessage: "Invalid request. The sort parameter is invalid.")
     public static let invalidStatus = ServerAPIErrorAnswer(

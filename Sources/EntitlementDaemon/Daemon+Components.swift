@@ -132,6 +132,9 @@ extension Daemon {
         EntitlementRPCs(repository: store, catalog: catalog, receipts: receipts, now: WallClock.unixMilliseconds,
                         refresh: refresh, accountTokens: store, grants: store, logger: logger)
             .register(into: &router)
+        AppleOperations(serverAPI: serverAPI, repository: store, accountTokens: store, catalog: catalog,
+                        now: WallClock.unixMilliseconds, logger: logger)
+            .register(into: &router)
         fanOut.register(into: &router)
         for service in extraServices {
             service.register(store, &router)

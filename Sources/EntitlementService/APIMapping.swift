@@ -134,6 +134,9 @@ enum APIMapping {
         case .claimRefused: return .claimRefused
         case .grant: return .grant
         case .grantRevoked: return .grantRevoked
+        case .renewalExtended: return .renewalExtended
+        case .consumptionRequest: return .consumptionRequest
+        case .refundDeclined: return .refundDeclined
         case .other: return .unspecified
         }
     }

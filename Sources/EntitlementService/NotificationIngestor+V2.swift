@@ -49,7 +49,8 @@ extension NotificationIngestor {
                 eventID: id, kind: kind, occurredAtMs: signedDate, productID: subject.productID,
                 transactionID: subject.transactionID, originalTransactionID: subject.originalTransactionID,
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: payload.data?.environment ?? subject.environment,
-                source: .notificationV2, appleNotificationType: appleType)
+                source: .notificationV2, appleNotificationType: appleType,
+                reason: kind == .consumptionRequest ? payload.data?.consumptionRequestReason ?? "" : "")
         }
         let report = payload.historyReport(subject: subject)
         switch payload.action {

@@ -49,7 +49,12 @@ extension FactsRecorder {
             return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
         }
         let merged = stored.value.merged(with: incoming)
-        if merged != stored.value { try update(merged, row: stored.row) }
+        if merged != stored.value {
+            if let before = stored.value.expiresDateMs, merged.expiresDateMs != before {
+                try keepEventExpiries(before, transactionRow: stored.row)
+            }
+            try update(merged, row: stored.row)
+        }
         return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: merged))
     }
 

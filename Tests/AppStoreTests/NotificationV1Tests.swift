@@ -66,7 +66,7 @@ final class NotificationV1Tests: XCTestCase {
             ("DID_CHANGE_RENEWAL_STATUS", "", "", "", .autoRenewEnabled),
             ("DID_CHANGE_RENEWAL_PREF", "", "", "", .productChange),
             ("PRICE_INCREASE_CONSENT", "", "", "", .other),
-            ("CONSUMPTION_REQUEST", "", "", "", .other),
+            ("CONSUMPTION_REQUEST", "", "", "", .consumptionRequest),
             ("SOMETHING_APPLE_ADDS_NEXT_YEAR", "", "", "", .other),
         ]
         for row in table {

@@ -1,0 +1,78 @@
+import Entitlements
+import Foundation
+import JWS
+
+/// The Server API's support operations: renewal-date extension and order lookup.
+extension AppStoreSimulator {
+    /// `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}` with `extendByDays`,
+    /// `extendReasonCode` and `requestIdentifier`; RENEWAL_EXTENDED goes to the webhook.
+    func extendRenewalDateAnswer(
+        _ originalTransactionID: String, _ environment: Environment, _ body: [UInt8]
+    ) -> APIAnswer {
+        guard let fields = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return .failure(.generalBadRequest)
+        }
+        let days = (fields["extendByDays"] as? NSNumber)?.intValue
+        let reason = (fields["extendReasonCode"] as? NSNumber)?.intValue
+        let identifier = fields["requestIdentifier"] as? String
+        return changeAndNotify { (simulation: inout Simulation) throws(ServerAPIErrorAnswer) in
+            let (done, events) = try simulation.extendRenewalDate(
+                originalTransactionID: originalTransactionID, extendByDays: days, reasonCode: reason,
+                requestIdentifier: identifier, environment: environment)
+            var answer: [String: Any] = [
+                "originalTransactionId": done.originalTransactionID, "effectiveDate": done.effectiveDateMs,
+                "success": true,
+            ]
+            answer["webOrderLineItemId"] = done.webOrderLineItemID
+            return (answer, events)
+        }
+    }
+
+    /// `GET /inApps/v1/lookup/{orderId}`: `status` 0 with the order's signed transactions, or
+    /// `status` 1 (Apple's "invalid order id") when this environment has no such order.
+    func orderLookupAnswer(_ orderID: String, _ environment: Environment) -> APIAnswer {
+        apiReadOperation { (simulation: Simulation) throws(ServerAPIErrorAnswer) -> [String: Any] in
+            let transactions = simulation.orderTransactions(orderID: orderID, environment: environment)
+            let signed = try transactions.map { (transaction) throws(ServerAPIErrorAnswer) -> String in
+                do {
+                    return try composer.signedTransaction(transaction, at: simulation.nowMs)
+                } catch {
+                    throw .generalInternal
+                }
+            }
+            return ["status": signed.isEmpty ? 1 : 0, "signedTransactions": signed]
+        }
+    }
+
+    /// Runs a change under the simulation's lock and submits the notifications it caused, in
+    /// order with everything else, keeping Apple's error.
+    func changeAndNotify(
+        _ body: (inout Simulation) throws(ServerAPIErrorAnswer) -> ([String: Any], [SimulatedEvent])
+    ) -> APIAnswer {
+        var result: APIAnswer = .failure(.generalInternal)
+        _ = try? perform { (simulation: inout Simulation) throws(SimulatorError) -> Simulation.Outcome in
+            do throws(ServerAPIErrorAnswer) {
+                let (answer, events) = try body(&simulation)
+                result = .success(answer)
+                return Simulation.Outcome(transaction: nil, receiptData: nil, events: events)
+            } catch {
+                result = .failure(error)
+                return Simulation.Outcome(transaction: nil, receiptData: nil, events: [])
+            }
+        }
+        return result
+    }
+
+    private func apiReadOperation(
+        _ body: (Simulation) throws(ServerAPIErrorAnswer) -> [String: Any]
+    ) -> APIAnswer {
+        let result = try? read { (simulation: Simulation) -> APIAnswer in
+            do throws(ServerAPIErrorAnswer) {
+                return .success(try body(simulation))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return result ?? .failure(.generalInternal)
+    }
+}
