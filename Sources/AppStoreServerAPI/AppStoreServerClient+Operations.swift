@@ -49,6 +49,33 @@ extension AppStoreServerClient {
         return last
     }
 
+    /// `PUT /inApps/v2/transactions/consumption/{transactionId}`: the answer to Apple's
+    /// CONSUMPTION_REQUEST (Apple: 202, no body). `body` is the JSON object `consumptionBody`
+    /// makes. Sent only to `environment`, the one Apple asked from. Apple's 400 (customerConsented
+    /// false, a bad field) is ``ServerAPIError/Code/invalidRequest``: never worth a retry.
+    public func sendConsumption(transactionID: String, body: [UInt8], environment: Environment,
+                                deadline: ContinuousClock.Instant? = nil) async throws {
+        let deadline = deadline ?? defaultDeadline()
+        let path = "inApps/v2/transactions/consumption/" + Self.pathSegment(transactionID)
+        let answer = try await request(.consumption, environment: environment, method: "PUT", path: path, body: body,
+                                       deadline: deadline) { _ in () }
+        guard case .value = answer else {
+            throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) does not know "
+                                 + "transaction id \(transactionID)")
+        }
+    }
+
+    /// The consumption answer's JSON: Apple's field names; `refundPreference` left out when nil.
+    public static func consumptionBody(customerConsented: Bool, consumptionPercentage: Int, deliveryStatus: String,
+                                       sampleContentProvided: Bool, refundPreference: String?) -> [UInt8] {
+        var fields = ["\"customerConsented\":\(customerConsented)",
+                      "\"consumptionPercentage\":\(consumptionPercentage)",
+                      "\"deliveryStatus\":\"\(jsonSafe(deliveryStatus))\"",
+                      "\"sampleContentProvided\":\(sampleContentProvided)"]
+        if let refundPreference { fields.append("\"refundPreference\":\"\(jsonSafe(refundPreference))\"") }
+        return Array(("{" + fields.joined(separator: ",") + "}").utf8)
+    }
+
     /// Apple's identifiers are UUIDs, which need no escaping; anything else is made harmless
     /// so it cannot break out of its JSON string (Apple then refuses it as not a UUID).
     static func jsonSafe(_ text: String) -> String {

@@ -76,3 +76,39 @@ extension AppStoreSimulator {
         return result ?? .failure(.generalInternal)
     }
 }
+
+/// Apple's refund questions: the consumption answer endpoint.
+extension AppStoreSimulator {
+    /// `PUT /inApps/v2/transactions/consumption/{transactionId}`: nil is Apple's 202. Apple's
+    /// checks, in this order: 4000006 (the id is not digits), a body that is not JSON, 4000138
+    /// (customerConsented not true), a deliveryStatus or consumptionPercentage Apple does not
+    /// take, 4040010 (unknown here). Each accepted body is kept for `/control/consumption-answers`.
+    func consumptionAnswer(
+        _ transactionID: String, _ environment: Environment, _ body: [UInt8]
+    ) -> ServerAPIErrorAnswer? {
+        guard !transactionID.isEmpty, transactionID.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            return .invalidTransactionID
+        }
+        guard let fields = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return .generalBadRequest
+        }
+        guard fields["customerConsented"] as? Bool == true else { return .invalidCustomerConsented }
+        let statuses = ["DELIVERED", "UNDELIVERED_QUALITY_ISSUE", "UNDELIVERED_WRONG_ITEM",
+                        "UNDELIVERED_SERVER_OUTAGE", "UNDELIVERED_OTHER"]
+        guard let status = fields["deliveryStatus"] as? String, statuses.contains(status) else {
+            return .invalidDeliveryStatus
+        }
+        if let percentage = fields["consumptionPercentage"] {
+            guard let value = (percentage as? NSNumber)?.intValue, (0...100_000).contains(value) else {
+                return .invalidConsumptionPercentage
+            }
+        }
+        let known = (try? read { (simulation: Simulation) in
+            simulation.transaction(transactionID)?.environment == environment
+        }) ?? false
+        guard known else { return .transactionIDNotFound }
+        let text = String(decoding: body, as: UTF8.self)
+        consumptionAnswers.withLock { $0[transactionID, default: []].append(text) }
+        return nil
+    }
+}

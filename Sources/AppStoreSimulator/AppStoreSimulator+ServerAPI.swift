@@ -13,11 +13,12 @@ extension AppStoreSimulator {
         case appAccountToken = "v1/transactions/{originalTransactionId}/appAccountToken"
         case extendRenewalDate = "v1/subscriptions/extend"
         case orderLookup = "v1/lookup"
+        case consumption = "v2/transactions/consumption"
 
         var method: String {
             switch self {
             case .notificationHistory: "POST"
-            case .appAccountToken, .extendRenewalDate: "PUT"
+            case .appAccountToken, .extendRenewalDate, .consumption: "PUT"
             case .history, .subscriptions, .transactions, .orderLookup: "GET"
             }
         }
@@ -69,7 +70,8 @@ extension AppStoreSimulator {
             }
         }
         // Before `v1/subscriptions/{id}`, whose id never holds a slash.
-        for endpoint in [ServerAPIEndpoint.extendRenewalDate, .orderLookup, .history, .subscriptions, .transactions] {
+        for endpoint in [ServerAPIEndpoint.extendRenewalDate, .orderLookup, .consumption, .history, .subscriptions,
+                         .transactions] {
             let prefix = endpoint.rawValue + "/"
             if rest.hasPrefix(prefix), !rest.dropFirst(prefix.count).contains("/") {
                 return (endpoint, String(rest.dropFirst(prefix.count)))
@@ -108,6 +110,12 @@ extension AppStoreSimulator {
             answer = .failure(error)
         case .extendRenewalDate: answer = extendRenewalDateAnswer(transactionID, environment, request.body)
         case .orderLookup: answer = orderLookupAnswer(transactionID, environment)
+        case .consumption:
+            // Apple's 202 without a body.
+            guard let error = consumptionAnswer(transactionID, environment, request.body) else {
+                return HTTPResponse(status: 202, headers: HTTPHeaders(), body: [])
+            }
+            answer = .failure(error)
         }
         switch answer {
         case .success(let object): return Self.apiJSON(200, object)

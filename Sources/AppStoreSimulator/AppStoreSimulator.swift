@@ -30,6 +30,8 @@ public final class AppStoreSimulator: Sendable {
     let appAppleID: Int64
     let history = Mutex(NotificationHistory())
     let apiFaults = Mutex(ServerAPIFaults())
+    /// Consumption answers received, by transaction id: each request's JSON body as sent.
+    let consumptionAnswers = Mutex<[String: [String]]>([:])
 
     public init(
         configuration: Simulation.Configuration, composer: NotificationComposer, rootPEM: String,

@@ -46,6 +46,14 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
     public static let subscriptionMaxExtension = ServerAPIErrorAnswer(
         httpStatus: 403, errorCode: 4_030_005,
         errorMessage: "Forbidden - subscription has reached maximum extension count.")
+    public static let invalidCustomerConsented = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_138,
+        errorMessage: "Invalid request. The customer consented field is invalid.")
+    public static let invalidDeliveryStatus = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_000, errorMessage: "Invalid request. The delivery status field is invalid.")
+    public static let invalidConsumptionPercentage = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_000,
+        errorMessage: "Invalid request. The consumption percentage field is invalid.")
     public static let invalidSort = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_021, errorMessage: "Invalid request. The sort parameter is invalid.")
     public static let invalidStatus = ServerAPIErrorAnswer(

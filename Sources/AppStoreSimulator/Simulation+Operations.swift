@@ -71,3 +71,28 @@ extension Simulation {
         return [found]
     }
 }
+
+extension Simulation {
+    /// The customer asks Apple for a refund of `transactionID`: Apple sends CONSUMPTION_REQUEST
+    /// (V1 too) with `reason`, dated `agoMs` before now (to play a request whose 12 hours are
+    /// already over).
+    public mutating func requestRefund(transactionID: String, reason: String, agoMs: Int64)
+        throws(SimulatorError) -> Outcome {
+        guard let transaction = transaction(transactionID) else {
+            throw SimulatorError(.notFound, "no transaction \(transactionID)")
+        }
+        var event = event("CONSUMPTION_REQUEST", nil, v1: "CONSUMPTION_REQUEST", about: transaction,
+                          at: nowMs - max(agoMs, 0))
+        event.consumptionRequestReason = reason
+        return Outcome(transaction: transaction, receiptData: nil, events: [event])
+    }
+
+    /// Apple declines the customer's refund request (REFUND_DECLINED; V1 has none).
+    public mutating func declineRefund(transactionID: String) throws(SimulatorError) -> Outcome {
+        guard let transaction = transaction(transactionID) else {
+            throw SimulatorError(.notFound, "no transaction \(transactionID)")
+        }
+        let event = event("REFUND_DECLINED", nil, v1: nil, about: transaction, at: nowMs)
+        return Outcome(transaction: transaction, receiptData: nil, events: [event])
+    }
+}

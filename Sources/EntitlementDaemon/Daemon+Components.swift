@@ -42,13 +42,19 @@ extension Daemon {
         let apiClient = serverAPIClient(transport: appleClient)
         let fanOut = changeFanOut(store)
         let health = HealthService(storeReady: { store.readiness == .ready })
+        let answerer = consumptionAnswerer(store: store, apiClient: apiClient)
         let router = rpcRouter(
-            store: store, health: health, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut)
+            store: store, health: health, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut,
+            answerer: answerer)
         let ingestor = NotificationIngestor(
             configuration: .init(
                 sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
             verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds,
-            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) })
+            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) },
+            consumptionRequested: { request in
+                try await store.recordConsumptionRequest(request)
+                answerer?.nudge()
+            })
         let reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
         let operations = AdminOperations(
             outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler)
@@ -84,7 +90,7 @@ extension Daemon {
         registerGauges(server: server, fanOut: fanOut)
         let singletonDuties = makeSingletonDuties(
             store: store, reconciler: reconciler, webhookDispatcher: webhookDispatcher,
-            webhookDispatchers: webhookDispatchers)
+            webhookDispatchers: webhookDispatchers, answerer: answerer)
         let lease = makeSingletonLease(store: store, feeding: singletonDuties)
         var listeners: [any Component] = []
         if let admin { listeners.append(ListenerComponent(server: admin, gracePeriod: .seconds(1))) }
@@ -106,7 +112,7 @@ extension Daemon {
     /// The RPC services: health, entitlement.v1 over the store, and any ``ExtraService``.
     private func rpcRouter(
         store: any StoreBackend, health: HealthService, appleClient: CurlAppleClient, apiClient: AppStoreServerClient?,
-        fanOut: ChangeFanOut
+        fanOut: ChangeFanOut, answerer: ConsumptionAnswerer?
     ) -> RPCRouter {
         var router = RPCRouter()
         health.register(into: &router)
@@ -133,7 +139,7 @@ extension Daemon {
                         refresh: refresh, accountTokens: store, grants: store, logger: logger)
             .register(into: &router)
         AppleOperations(serverAPI: serverAPI, repository: store, accountTokens: store, catalog: catalog,
-                        now: WallClock.unixMilliseconds, logger: logger)
+                        now: WallClock.unixMilliseconds, logger: logger, consumption: store, answerer: answerer)
             .register(into: &router)
         fanOut.register(into: &router)
         for service in extraServices {

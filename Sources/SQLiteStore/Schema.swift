@@ -251,5 +251,6 @@ package enum Schema {
             """),
         userFactsOldFormatsMigration,
         grantsMigration,
+        consumptionMigration,
     ])
 }

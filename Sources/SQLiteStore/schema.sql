@@ -256,3 +256,26 @@ CREATE TABLE grants (
 CREATE INDEX grants_by_user ON grants(user_rowid);
 CREATE UNIQUE INDEX grants_by_idempotency_key ON grants(user_rowid, idempotency_key)
     WHERE idempotency_key IS NOT NULL;
+
+-- Apple's refund questions (CONSUMPTION_REQUEST) and the answers owed, one row per transaction:
+-- the request, the app's data and the answer's progress, whichever came first. state stays NULL
+-- while an answer is owed (sent, rejected or expired after).
+CREATE TABLE consumption_answers (
+    transaction_id TEXT PRIMARY KEY,
+    requested_at_ms INTEGER,
+    environment INTEGER,
+    request_reason TEXT,
+    user_id TEXT,
+    customer_consented INTEGER,
+    consumption_percentage INTEGER,
+    delivery_status TEXT,
+    sample_content_provided INTEGER,
+    data_recorded_at_ms INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms INTEGER NOT NULL DEFAULT 0,
+    state TEXT,
+    state_reason TEXT,
+    finished_at_ms INTEGER
+) WITHOUT ROWID;
+CREATE INDEX consumption_answers_owed ON consumption_answers(next_attempt_ms)
+    WHERE state IS NULL AND requested_at_ms IS NOT NULL;

@@ -4,7 +4,7 @@ import EntitlementPorts
 /// and the singleton-duties switch. ``SQLStore`` conforms for every engine; the service above
 /// sees only the port's protocols.
 public protocol StoreBackend: EntitlementRepository, EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox,
-    ReconciliationProgress, TransactionHistoryRevisions, AccountTokens, GrantStore, AnyObject {
+    ReconciliationProgress, TransactionHistoryRevisions, AccountTokens, GrantStore, ConsumptionAnswers, AnyObject {
     /// Whether calls can be served now; cheap, read by every `/healthz`.
     var readiness: StoreReadiness { get }
     /// What the writer has committed so far; cheap, for metrics.

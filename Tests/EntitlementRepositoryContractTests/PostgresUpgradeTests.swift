@@ -334,10 +334,11 @@ struct PostgresUpgradeTests {
             let current = try await PostgresTestServer.offPool {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
-                // Back before migration 14; the later ones undone too (grants, 15).
+                // Back before migration 14; the later ones undone too (grants, 15; consumption, 16).
                 try db.execute("""
                     UPDATE user_facts SET facts = '\\x\(version2u0)' WHERE user_id = 'u0';
                     DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE grants;
+                    DROP TABLE consumption_answers;
                     ALTER TABLE history_events DROP COLUMN actor; ALTER TABLE history_events DROP COLUMN reason;
                     """)
                 return try db.scalarString("SELECT encode(facts, 'hex') FROM user_facts WHERE user_id = 'other'")

@@ -11,13 +11,14 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 26)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 27)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 26)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 27)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
-        XCTAssertEqual(names, ["account_tokens", "chains", "change_log_identity", "entitlement_changes",
+        XCTAssertEqual(names, ["account_tokens", "chains", "change_log_identity", "consumption_answers",
+                               "entitlement_changes",
                                "entitlement_heads", "entitlement_heads_baseline", "grants", "history_events",
                                "history_revisions", "pending_events", "processed_sources", "product_names",
                                "reconciliation_watermarks", "refund_reversals", "renewal_infos", "schema_migrations",
@@ -72,7 +73,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 26)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 27)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -85,7 +86,7 @@ final class MigrationTests: StoreTestCase {
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
         XCTAssertEqual(error?.message, "database schema version 99 is newer than this entitlementd "
-                       + "knows (26): upgrade entitlementd or point --database elsewhere")
+                       + "knows (27): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

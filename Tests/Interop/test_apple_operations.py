@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import time
+import urllib.request
 import uuid
 
 import grpc
@@ -19,12 +20,14 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from appstore_sim import BUNDLE_ID, ISSUER_ID, KEY_ID, Sim, free_port
+from cluster import metrics_address
 from test_postgres_store import SERVER_URL, fresh_database  # noqa: F401 (a fixture)
 
 DAY_MS = 86_400_000
 SUPPORT = "support-token-apple-1"
 BACKEND = "backend-token-apple-2"
 VIEWER = "viewer-token-apple-3"
+ADMIN = "admin-token-apple-4"
 
 
 class Stack:
@@ -42,7 +45,7 @@ class Stack:
                        "--webhook-url", f"http://127.0.0.1:{self.port}/apple/notifications")
         self.tokens = tmp_path / "tokens"
         self.tokens.write_text(f"{SUPPORT} name=alice roles=support\n{BACKEND} name=backend roles=rpc\n"
-                               f"{VIEWER} name=vera roles=viewer\n")
+                               f"{VIEWER} name=vera roles=viewer\n{ADMIN} name=ops roles=admin\n")
         os.chmod(self.tokens, 0o600)
         self.catalog = tmp_path / "catalog.json"
         self.catalog.write_text(json.dumps({"products": [
@@ -75,6 +78,13 @@ class Stack:
                 return deliveries["recent"]
             time.sleep(0.05)
         pytest.fail(f"deliveries still pending: {deliveries}")
+
+    def metrics(self):
+        """The daemon's /metrics text (its admin listener when it has one), with the admin token."""
+        request = urllib.request.Request(f"http://{metrics_address(self.daemon)}/metrics",
+                                         headers={"authorization": "Bearer " + ADMIN})
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.read().decode()
 
     def api_requests(self):
         return self.sim.get("/control/api-requests")["requests"]
@@ -163,6 +173,8 @@ def test_extension_moves_the_expiry_at_once_and_history_names_the_operator(pb, s
     event = operator_events[0]
     assert (event.actor, event.reason) == ("alice", "7 days, service issue")
     assert event.expires_at_ms == reply.effective_at_ms
+    assert (event.original_transaction_id, event.transaction_id) == (tx["original_transaction_id"],
+                                                                     tx["transaction_id"])
     # Apple's own RENEWAL_EXTENDED is recorded too, as a notification.
     stack.wait_delivered()
     deadline = time.monotonic() + 10
