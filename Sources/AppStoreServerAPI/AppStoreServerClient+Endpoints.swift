@@ -134,8 +134,13 @@ extension AppStoreServerClient {
         return [URLQueryItem(name: "revision", value: revision)]
     }
 
-    /// Transaction ids are digits; anything else is percent-encoded so it cannot change the path.
+    /// Transaction ids are digits, order ids letters and digits, test tokens a UUID and digits
+    /// joined by '_': RFC 3986's unreserved characters pass as they are; anything else is
+    /// percent-encoded so it cannot change the path.
     static func pathSegment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        id.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

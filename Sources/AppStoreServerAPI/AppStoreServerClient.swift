@@ -55,6 +55,7 @@ public final class AppStoreServerClient: Sendable {
         case extendRenewalDate = "extend_renewal_date"
         case orderLookup = "order_lookup"
         case consumption = "consumption"
+        case testNotification = "test_notification"
     }
 
     /// Told about every HTTP exchange: endpoint, environment, the HTTP status (0: no answer)

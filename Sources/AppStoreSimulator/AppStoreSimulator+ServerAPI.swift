@@ -14,12 +14,14 @@ extension AppStoreSimulator {
         case extendRenewalDate = "v1/subscriptions/extend"
         case orderLookup = "v1/lookup"
         case consumption = "v2/transactions/consumption"
+        case testNotification = "v1/notifications/test"
+        case testNotificationStatus = "v1/notifications/test/{token}"
 
         var method: String {
             switch self {
-            case .notificationHistory: "POST"
+            case .notificationHistory, .testNotification: "POST"
             case .appAccountToken, .extendRenewalDate, .consumption: "PUT"
-            case .history, .subscriptions, .transactions, .orderLookup: "GET"
+            case .history, .subscriptions, .transactions, .orderLookup, .testNotificationStatus: "GET"
             }
         }
     }
@@ -61,6 +63,13 @@ extension AppStoreSimulator {
 
     private static func route(_ rest: Substring) -> (ServerAPIEndpoint?, String) {
         if rest == ServerAPIEndpoint.notificationHistory.rawValue { return (.notificationHistory, "") }
+        if rest == ServerAPIEndpoint.testNotification.rawValue { return (.testNotification, "") }
+        let testPrefix = ServerAPIEndpoint.testNotification.rawValue + "/"
+        if rest.hasPrefix(testPrefix), !rest.dropFirst(testPrefix.count).contains("/") {
+            // Clients percent-encode the token's '-' and '_' (any server decodes them).
+            let token = String(rest.dropFirst(testPrefix.count))
+            return (.testNotificationStatus, token.removingPercentEncoding ?? token)
+        }
         let transactions = ServerAPIEndpoint.transactions.rawValue + "/"
         if rest.hasPrefix(transactions) {
             let tail = rest.dropFirst(transactions.count)
@@ -110,6 +119,8 @@ extension AppStoreSimulator {
             answer = .failure(error)
         case .extendRenewalDate: answer = extendRenewalDateAnswer(transactionID, environment, request.body)
         case .orderLookup: answer = orderLookupAnswer(transactionID, environment)
+        case .testNotification: answer = testNotificationAnswer(environment)
+        case .testNotificationStatus: answer = testNotificationStatusAnswer(transactionID)
         case .consumption:
             // Apple's 202 without a body.
             guard let error = consumptionAnswer(transactionID, environment, request.body) else {

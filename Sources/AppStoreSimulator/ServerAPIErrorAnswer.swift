@@ -69,6 +69,8 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
         errorMessage: "Invalid request. The transaction ID provided is not an original transaction ID.")
     public static let originalTransactionIDNotFound = ServerAPIErrorAnswer(
         httpStatus: 404, errorCode: 4_040_005, errorMessage: "Original transaction id not found.")
+    public static let testNotificationNotFound = ServerAPIErrorAnswer(
+        httpStatus: 404, errorCode: 4_040_008, errorMessage: "Test notification not found.")
     public static let transactionIDNotFound = ServerAPIErrorAnswer(
         httpStatus: 404, errorCode: 4_040_010, errorMessage: "Transaction id not found.")
     public static let rateLimitExceeded = ServerAPIErrorAnswer(

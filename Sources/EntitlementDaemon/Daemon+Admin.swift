@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import EntitlementPorts
 import EntitlementService
 import HTTPCore
@@ -14,6 +15,8 @@ struct AdminOperations: Sendable {
     let accountTokens: any AccountTokens
     /// nil without the App Store Server API: reconcile answers 412.
     let reconciler: NotificationReconciler?
+    /// The TEST log and the client that asks Apple for one; nil without the Server API (412).
+    let testNotifications: (TestNotifications, AppStoreServerClient)?
 }
 
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.
@@ -40,6 +43,7 @@ extension Daemon {
         routes.add("POST", "/admin/reconcile", reconcileHandler(operations.reconciler))
         addWebhookOperations(outbox: operations.outbox, dispatcher: operations.webhookDispatcher, to: &routes)
         addOwnersOperation(operations.accountTokens, to: &routes)
+        routes.add("POST", "/admin/apple/test-notification", testNotificationHandler(operations.testNotifications))
     }
 
     /// On the service port, the admin operations' paths answer 404 saying where they are served,
@@ -48,7 +52,7 @@ extension Daemon {
         let message = #"{"error":"admin operations are served on entitlementd's admin port only: start it with "#
             + #"--admin-listen HOST:PORT and call that port (entitlementctl --admin HOST:PORT)"}"#
         let paths = [("POST", "/admin/reconcile"), ("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"),
-                     ("GET", "/admin/owners")]
+                     ("GET", "/admin/owners"), ("POST", "/admin/apple/test-notification")]
         for (method, path) in paths {
             http.add(method, path) { _, writer in
                 writer.respond(.text(404, message + "\n", contentType: "application/json"))

@@ -43,6 +43,7 @@ extension Daemon {
         let fanOut = changeFanOut(store)
         let health = HealthService(storeReady: { store.readiness == .ready })
         let answerer = consumptionAnswerer(store: store, apiClient: apiClient)
+        let testNotifications = TestNotifications()
         let router = rpcRouter(
             store: store, health: health, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut,
             answerer: answerer)
@@ -54,10 +55,12 @@ extension Daemon {
             consumptionRequested: { request in
                 try await store.recordConsumptionRequest(request)
                 answerer?.nudge()
-            })
+            },
+            testNotifications: testNotifications)
         let reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
         let operations = AdminOperations(
-            outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler)
+            outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler,
+            testNotifications: apiClient.map { (testNotifications, $0) })
         var http = HTTPRouter()
         http.add("GET", "/healthz", Daemon.healthzHandler())
         http.add("GET", "/readyz", Daemon.readyzHandler(health))

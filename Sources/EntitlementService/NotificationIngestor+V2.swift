@@ -16,7 +16,11 @@ extension NotificationIngestor {
             return (payload, signedDate)
         }
         let id = "v2:" + payload.notificationUUID
-        if case .ignore = payload.action { return nil }
+        if case .ignore = payload.action {
+            testNotifications?.record(notificationUUID: payload.notificationUUID,
+                                      environment: payload.data?.environment ?? .production, atMs: now())
+            return nil
+        }
         // Without `data` (RENEWAL_EXTENSION summaries) nothing is stored, so there is no bundle
         // to hold against --bundle-id; refusing would only make Apple redeliver for days.
         if let expected = configuration.bundleID, let data = payload.data, data.bundleID != expected {

@@ -35,10 +35,14 @@ public final class NotificationIngestor: Sendable {
     /// request whose recording failed is recorded when Apple retries); it must be durable when
     /// it returns, or throw (Apple is then asked to retry).
     let consumptionRequested: (@Sendable (ConsumptionRequest) async throws -> Void)?
+    /// Where verified TEST notifications are recorded, for the operator's end-to-end check.
+    let testNotifications: TestNotifications?
 
     public init(configuration: Configuration, verifier: JWSVerifier, repository: any EntitlementRepository,
                 logger: Logger, now: @escaping UnixClock, observeOwnership: OwnershipObserver? = nil,
-                consumptionRequested: (@Sendable (ConsumptionRequest) async throws -> Void)? = nil) {
+                consumptionRequested: (@Sendable (ConsumptionRequest) async throws -> Void)? = nil,
+                testNotifications: TestNotifications? = nil) {
+        self.testNotifications = testNotifications
         self.consumptionRequested = consumptionRequested
         self.observeOwnership = observeOwnership
         self.configuration = configuration

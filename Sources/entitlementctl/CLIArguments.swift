@@ -11,6 +11,7 @@ struct CLIArguments {
         case appAccountToken = "app-account-token", owners
         case grant
         case revokeGrant = "revoke-grant"
+        case apple
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -73,6 +74,9 @@ struct CLIArguments {
                       help: "the same key for the same user returns the first grant instead of a second one")]
         case .revokeGrant:
             [FlagSpec("reason", value: "TEXT", help: "why (required; history shows it with your token's name)")]
+        case .apple:
+            [FlagSpec("environment", value: "ENV", default: "production", help: "production or sandbox"),
+             FlagSpec("wait", value: "DURATION", default: "30s", help: "how long to wait for the TEST to arrive")]
         }
     }
 
@@ -85,6 +89,7 @@ struct CLIArguments {
         case .webhooks: ["status|replay"]
         case .grant: ["USER", "ENTITLEMENT"]
         case .revokeGrant: ["USER", "GRANT_ID"]
+        case .apple: ["test-notification"]
         }
     }
 

@@ -92,6 +92,7 @@ struct CommandRunner {
         case .owners: return try owners(originalTransactionID: arguments.positionals[0])
         case .grant: return try grant(user: user, entitlementID: arguments.positionals[1])
         case .revokeGrant: return try revokeGrant(user: user, grantID: arguments.positionals[1])
+        case .apple: return try apple(arguments.positionals[0])
         }
     }
 

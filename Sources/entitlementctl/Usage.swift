@@ -22,6 +22,7 @@ enum Usage {
         case .owners: "who owned a purchase (chain) and when, oldest first (admin port)"
         case .grant: "give the user an entitlement by hand for --for DURATION, with a --reason (support role)"
         case .revokeGrant: "end a grant now, with a --reason (support role)"
+        case .apple: "ask Apple for a TEST notification and report whether it reached the webhook (admin port)"
         }
     }
 
