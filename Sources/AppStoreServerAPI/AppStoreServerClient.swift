@@ -56,6 +56,7 @@ public final class AppStoreServerClient: Sendable {
         case orderLookup = "order_lookup"
         case consumption = "consumption"
         case testNotification = "test_notification"
+        case massExtension = "mass_extension"
     }
 
     /// Told about every HTTP exchange: endpoint, environment, the HTTP status (0: no answer)

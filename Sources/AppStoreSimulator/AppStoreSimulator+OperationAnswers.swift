@@ -112,3 +112,36 @@ extension AppStoreSimulator {
         return nil
     }
 }
+
+/// Mass renewal-date extension.
+extension AppStoreSimulator {
+    /// `POST /inApps/v1/subscriptions/extend/mass` with `productId`, `extendByDays`,
+    /// `extendReasonCode`, `requestIdentifier` and optional `storefrontCountryCodes`.
+    func massExtensionAnswer(_ environment: Environment, _ body: [UInt8]) -> APIAnswer {
+        guard let fields = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            return .failure(.generalBadRequest)
+        }
+        let identifier = fields["requestIdentifier"] as? String
+        return changeAndNotify { (simulation: inout Simulation) throws(ServerAPIErrorAnswer) in
+            let events = try simulation.extendAllRenewalDates(
+                productID: fields["productId"] as? String,
+                extendByDays: (fields["extendByDays"] as? NSNumber)?.intValue,
+                reasonCode: (fields["extendReasonCode"] as? NSNumber)?.intValue, requestIdentifier: identifier,
+                storefronts: fields["storefrontCountryCodes"] as? [String], environment: environment)
+            return (["requestIdentifier": identifier ?? ""], events)
+        }
+    }
+
+    /// `GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}`.
+    func massExtensionStatusAnswer(_ tail: String, _ environment: Environment) -> APIAnswer {
+        let parts = tail.split(separator: "/").map { String($0).removingPercentEncoding ?? String($0) }
+        let found = try? read { (simulation: Simulation) in
+            simulation.massExtension(productID: parts[0], requestIdentifier: parts[1])
+        }
+        guard let record = found else { return .failure(.massExtensionNotFound) }
+        return .success([
+            "requestIdentifier": parts[1], "complete": true, "completeDate": record.completedAtMs,
+            "succeededCount": record.succeeded, "failedCount": record.failed,
+        ])
+    }
+}

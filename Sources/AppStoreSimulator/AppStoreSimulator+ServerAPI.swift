@@ -12,6 +12,8 @@ extension AppStoreSimulator {
         case notificationHistory = "v1/notifications/history"
         case appAccountToken = "v1/transactions/{originalTransactionId}/appAccountToken"
         case extendRenewalDate = "v1/subscriptions/extend"
+        case massExtension = "v1/subscriptions/extend/mass"
+        case massExtensionStatus = "v1/subscriptions/extend/mass/{productId}/{requestIdentifier}"
         case orderLookup = "v1/lookup"
         case consumption = "v2/transactions/consumption"
         case testNotification = "v1/notifications/test"
@@ -19,9 +21,10 @@ extension AppStoreSimulator {
 
         var method: String {
             switch self {
-            case .notificationHistory, .testNotification: "POST"
+            case .notificationHistory, .testNotification, .massExtension: "POST"
             case .appAccountToken, .extendRenewalDate, .consumption: "PUT"
-            case .history, .subscriptions, .transactions, .orderLookup, .testNotificationStatus: "GET"
+            case .history, .subscriptions, .transactions, .orderLookup, .testNotificationStatus, .massExtensionStatus:
+                "GET"
             }
         }
     }
@@ -64,6 +67,13 @@ extension AppStoreSimulator {
     private static func route(_ rest: Substring) -> (ServerAPIEndpoint?, String) {
         if rest == ServerAPIEndpoint.notificationHistory.rawValue { return (.notificationHistory, "") }
         if rest == ServerAPIEndpoint.testNotification.rawValue { return (.testNotification, "") }
+        if rest == ServerAPIEndpoint.massExtension.rawValue { return (.massExtension, "") }
+        let massPrefix = ServerAPIEndpoint.massExtension.rawValue + "/"
+        if rest.hasPrefix(massPrefix) {
+            // {productId}/{requestIdentifier}, kept together; the answer splits them.
+            let tail = String(rest.dropFirst(massPrefix.count))
+            return tail.split(separator: "/").count == 2 ? (.massExtensionStatus, tail) : (nil, "")
+        }
         let testPrefix = ServerAPIEndpoint.testNotification.rawValue + "/"
         if rest.hasPrefix(testPrefix), !rest.dropFirst(testPrefix.count).contains("/") {
             // Clients percent-encode the token's '-' and '_' (any server decodes them).
@@ -120,6 +130,8 @@ extension AppStoreSimulator {
         case .extendRenewalDate: answer = extendRenewalDateAnswer(transactionID, environment, request.body)
         case .orderLookup: answer = orderLookupAnswer(transactionID, environment)
         case .testNotification: answer = testNotificationAnswer(environment)
+        case .massExtension: answer = massExtensionAnswer(environment, request.body)
+        case .massExtensionStatus: answer = massExtensionStatusAnswer(transactionID, environment)
         case .testNotificationStatus: answer = testNotificationStatusAnswer(transactionID)
         case .consumption:
             // Apple's 202 without a body.

@@ -54,6 +54,10 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
     public static let invalidConsumptionPercentage = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_000,
         errorMessage: "Invalid request. The consumption percentage field is invalid.")
+    public static let invalidProductID = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_023, errorMessage: "Invalid request. The product id parameter is invalid.")
+    public static let massExtensionNotFound = ServerAPIErrorAnswer(
+        httpStatus: 404, errorCode: 4_040_009, errorMessage: "Mass extension request not found.")
     public static let invalidSort = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_021, errorMessage: "Invalid request. The sort parameter is invalid.")
     public static let invalidStatus = ServerAPIErrorAnswer(

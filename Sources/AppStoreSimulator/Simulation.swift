@@ -78,6 +78,8 @@ public struct Simulation: Sendable {
     private(set) var latestRevision: Int64 = 0
     /// Renewal-date extensions by Apple's `requestIdentifier` (its idempotency key).
     var renewalExtensions: [String: SimulatedRenewalExtension] = [:]
+    /// Mass extensions by `requestIdentifier`.
+    var massExtensions: [String: SimulatedMassExtension] = [:]
     private var nextID: Int64
     private var anonymousCustomers = 0
 

@@ -17,6 +17,8 @@ struct AdminOperations: Sendable {
     let reconciler: NotificationReconciler?
     /// The TEST log and the client that asks Apple for one; nil without the Server API (412).
     let testNotifications: (TestNotifications, AppStoreServerClient)?
+    /// Mass extensions go through it; nil without the Server API (412).
+    let apiClient: AppStoreServerClient?
 }
 
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.
@@ -44,6 +46,8 @@ extension Daemon {
         addWebhookOperations(outbox: operations.outbox, dispatcher: operations.webhookDispatcher, to: &routes)
         addOwnersOperation(operations.accountTokens, to: &routes)
         routes.add("POST", "/admin/apple/test-notification", testNotificationHandler(operations.testNotifications))
+        routes.add("POST", "/admin/apple/extend-all", massExtensionStartHandler(operations.apiClient))
+        routes.add("GET", "/admin/apple/extend-all", massExtensionStatusHandler(operations.apiClient))
     }
 
     /// On the service port, the admin operations' paths answer 404 saying where they are served,
@@ -52,7 +56,8 @@ extension Daemon {
         let message = #"{"error":"admin operations are served on entitlementd's admin port only: start it with "#
             + #"--admin-listen HOST:PORT and call that port (entitlementctl --admin HOST:PORT)"}"#
         let paths = [("POST", "/admin/reconcile"), ("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"),
-                     ("GET", "/admin/owners"), ("POST", "/admin/apple/test-notification")]
+                     ("GET", "/admin/owners"), ("POST", "/admin/apple/test-notification"),
+                     ("POST", "/admin/apple/extend-all"), ("GET", "/admin/apple/extend-all")]
         for (method, path) in paths {
             http.add(method, path) { _, writer in
                 writer.respond(.text(404, message + "\n", contentType: "application/json"))

@@ -12,6 +12,7 @@ struct CLIArguments {
         case grant
         case revokeGrant = "revoke-grant"
         case apple
+        case extendAll = "extend-all"
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -77,6 +78,15 @@ struct CLIArguments {
         case .apple:
             [FlagSpec("environment", value: "ENV", default: "production", help: "production or sandbox"),
              FlagSpec("wait", value: "DURATION", default: "30s", help: "how long to wait for the TEST to arrive")]
+        case .extendAll:
+            [FlagSpec("product", value: "PRODUCT_ID", help: "the auto-renewable subscription to extend (required)"),
+             FlagSpec("days", value: "N", help: "days to add, 1 to 90 (starting one)"),
+             FlagSpec("reason-code", value: "N", default: "3",
+                      help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, "
+                          + "3 service issue"),
+             FlagSpec("storefronts", value: "CODES", help: "only these storefronts, e.g. USA,CAN (default: all)"),
+             FlagSpec("environment", value: "ENV", default: "production", help: "production or sandbox"),
+             FlagSpec("status", value: "REQUEST_ID", help: "follow the mass extension started with this request id")]
         }
     }
 
@@ -90,6 +100,7 @@ struct CLIArguments {
         case .grant: ["USER", "ENTITLEMENT"]
         case .revokeGrant: ["USER", "GRANT_ID"]
         case .apple: ["test-notification"]
+        case .extendAll: []
         }
     }
 

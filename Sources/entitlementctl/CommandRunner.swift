@@ -93,6 +93,7 @@ struct CommandRunner {
         case .grant: return try grant(user: user, entitlementID: arguments.positionals[1])
         case .revokeGrant: return try revokeGrant(user: user, grantID: arguments.positionals[1])
         case .apple: return try apple(arguments.positionals[0])
+        case .extendAll: return try extendAll()
         }
     }
 

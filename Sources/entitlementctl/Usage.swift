@@ -23,6 +23,7 @@ enum Usage {
         case .grant: "give the user an entitlement by hand for --for DURATION, with a --reason (support role)"
         case .revokeGrant: "end a grant now, with a --reason (support role)"
         case .apple: "ask Apple for a TEST notification and report whether it reached the webhook (admin port)"
+        case .extendAll: "extend every active subscription of --product by --days after an outage; --status follows one"
         }
     }
 
