@@ -57,6 +57,7 @@ public final class AppStoreServerClient: Sendable {
         case consumption = "consumption"
         case testNotification = "test_notification"
         case massExtension = "mass_extension"
+        case refundHistory = "refund_history"
     }
 
     /// Told about every HTTP exchange: endpoint, environment, the HTTP status (0: no answer)

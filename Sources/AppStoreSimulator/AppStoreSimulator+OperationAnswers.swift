@@ -145,3 +145,26 @@ extension AppStoreSimulator {
         ])
     }
 }
+
+/// Refund history.
+extension AppStoreSimulator {
+    /// `GET /inApps/v2/refund/lookup/{transactionId}`: every refunded transaction (not an
+    /// upgrade's cancellation) of the customer who owns the id, in one page; 4040010 when this
+    /// environment never issued the id.
+    func refundHistoryAnswer(_ transactionID: String, _ environment: Environment) -> APIAnswer {
+        let result = try? read { (simulation: Simulation) -> APIAnswer in
+            guard let owner = simulation.owners[transactionID], let account = simulation.accounts[owner],
+                  account.environment == environment else { return .failure(.transactionIDNotFound) }
+            var signed: [String] = []
+            let refunded = account.transactions.filter { $0.cancellationDateMs != nil && !$0.isUpgraded }
+            for transaction in refunded {
+                guard let jws = try? composer.signedTransaction(transaction, at: simulation.nowMs) else {
+                    return .failure(.generalInternal)
+                }
+                signed.append(jws)
+            }
+            return .success(["signedTransactions": signed, "revision": "refunds-\(signed.count)", "hasMore": false])
+        }
+        return result ?? .failure(.generalInternal)
+    }
+}

@@ -16,6 +16,7 @@ extension AppStoreSimulator {
         case massExtensionStatus = "v1/subscriptions/extend/mass/{productId}/{requestIdentifier}"
         case orderLookup = "v1/lookup"
         case consumption = "v2/transactions/consumption"
+        case refundHistory = "v2/refund/lookup"
         case testNotification = "v1/notifications/test"
         case testNotificationStatus = "v1/notifications/test/{token}"
 
@@ -23,7 +24,8 @@ extension AppStoreSimulator {
             switch self {
             case .notificationHistory, .testNotification, .massExtension: "POST"
             case .appAccountToken, .extendRenewalDate, .consumption: "PUT"
-            case .history, .subscriptions, .transactions, .orderLookup, .testNotificationStatus, .massExtensionStatus:
+            case .history, .subscriptions, .transactions, .orderLookup, .testNotificationStatus, .massExtensionStatus,
+                 .refundHistory:
                 "GET"
             }
         }
@@ -89,8 +91,8 @@ extension AppStoreSimulator {
             }
         }
         // Before `v1/subscriptions/{id}`, whose id never holds a slash.
-        for endpoint in [ServerAPIEndpoint.extendRenewalDate, .orderLookup, .consumption, .history, .subscriptions,
-                         .transactions] {
+        for endpoint in [ServerAPIEndpoint.extendRenewalDate, .orderLookup, .consumption, .refundHistory, .history,
+                         .subscriptions, .transactions] {
             let prefix = endpoint.rawValue + "/"
             if rest.hasPrefix(prefix), !rest.dropFirst(prefix.count).contains("/") {
                 return (endpoint, String(rest.dropFirst(prefix.count)))
@@ -130,6 +132,7 @@ extension AppStoreSimulator {
         case .extendRenewalDate: answer = extendRenewalDateAnswer(transactionID, environment, request.body)
         case .orderLookup: answer = orderLookupAnswer(transactionID, environment)
         case .testNotification: answer = testNotificationAnswer(environment)
+        case .refundHistory: answer = refundHistoryAnswer(transactionID, environment)
         case .massExtension: answer = massExtensionAnswer(environment, request.body)
         case .massExtensionStatus: answer = massExtensionStatusAnswer(transactionID, environment)
         case .testNotificationStatus: answer = testNotificationStatusAnswer(transactionID)

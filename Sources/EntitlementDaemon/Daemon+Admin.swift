@@ -19,6 +19,8 @@ struct AdminOperations: Sendable {
     let testNotifications: (TestNotifications, AppStoreServerClient)?
     /// Mass extensions go through it; nil without the Server API (412).
     let apiClient: AppStoreServerClient?
+    /// `entitlementctl refunds USER`.
+    let refunds: RefundLookup
 }
 
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.
@@ -48,6 +50,7 @@ extension Daemon {
         routes.add("POST", "/admin/apple/test-notification", testNotificationHandler(operations.testNotifications))
         routes.add("POST", "/admin/apple/extend-all", massExtensionStartHandler(operations.apiClient))
         routes.add("GET", "/admin/apple/extend-all", massExtensionStatusHandler(operations.apiClient))
+        routes.add("GET", "/admin/refunds", refundsHandler(operations.refunds))
     }
 
     /// On the service port, the admin operations' paths answer 404 saying where they are served,
@@ -57,7 +60,8 @@ extension Daemon {
             + #"--admin-listen HOST:PORT and call that port (entitlementctl --admin HOST:PORT)"}"#
         let paths = [("POST", "/admin/reconcile"), ("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"),
                      ("GET", "/admin/owners"), ("POST", "/admin/apple/test-notification"),
-                     ("POST", "/admin/apple/extend-all"), ("GET", "/admin/apple/extend-all")]
+                     ("POST", "/admin/apple/extend-all"), ("GET", "/admin/apple/extend-all"),
+                     ("GET", "/admin/refunds")]
         for (method, path) in paths {
             http.add(method, path) { _, writer in
                 writer.respond(.text(404, message + "\n", contentType: "application/json"))

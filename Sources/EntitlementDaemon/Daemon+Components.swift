@@ -60,7 +60,8 @@ extension Daemon {
         let reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
         let operations = AdminOperations(
             outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler,
-            testNotifications: apiClient.map { (testNotifications, $0) }, apiClient: apiClient)
+            testNotifications: apiClient.map { (testNotifications, $0) }, apiClient: apiClient,
+            refunds: RefundLookup(serverAPI: serverAPIPurchases(client: apiClient), repository: store))
         var http = HTTPRouter()
         http.add("GET", "/healthz", Daemon.healthzHandler())
         http.add("GET", "/readyz", Daemon.readyzHandler(health))

@@ -13,6 +13,7 @@ struct CLIArguments {
         case revokeGrant = "revoke-grant"
         case apple
         case extendAll = "extend-all"
+        case refunds
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -59,7 +60,7 @@ struct CLIArguments {
             [FlagSpec("user", value: "USER", help: "only this user's changes"),
              FlagSpec("after", value: "CURSOR", help: "replay the changes after this cursor first (a change's cursor)"),
              FlagSpec("for", value: "DURATION", help: "stop after this long (default: until Ctrl-C)")]
-        case .refresh, .appAccountToken, .owners:
+        case .refresh, .appAccountToken, .owners, .refunds:
             []
         case .reconcile:
             [FlagSpec("since", value: "TIME",
@@ -92,7 +93,7 @@ struct CLIArguments {
 
     static func positionals(for command: Command) -> [String] {
         switch command {
-        case .check, .explain, .history, .refresh, .appAccountToken: ["USER"]
+        case .check, .explain, .history, .refresh, .appAccountToken, .refunds: ["USER"]
         case .owners: ["ORIGINAL_TX"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
         case .health, .watch, .reconcile: []

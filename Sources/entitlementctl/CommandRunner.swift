@@ -94,6 +94,7 @@ struct CommandRunner {
         case .revokeGrant: return try revokeGrant(user: user, grantID: arguments.positionals[1])
         case .apple: return try apple(arguments.positionals[0])
         case .extendAll: return try extendAll()
+        case .refunds: return try refunds(user: user)
         }
     }
 

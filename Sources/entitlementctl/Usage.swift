@@ -24,6 +24,7 @@ enum Usage {
         case .revokeGrant: "end a grant now, with a --reason (support role)"
         case .apple: "ask Apple for a TEST notification and report whether it reached the webhook (admin port)"
         case .extendAll: "extend every active subscription of --product by --days after an outage; --status follows one"
+        case .refunds: "the user's refunds as Apple's refund history lists them (admin port)"
         }
     }
 
