@@ -14,6 +14,9 @@ struct CLIArguments {
         case apple
         case extendAll = "extend-all"
         case refunds
+        case extend
+        case consumption
+        case signOffer = "sign-offer"
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -79,6 +82,22 @@ struct CLIArguments {
         case .apple:
             [FlagSpec("environment", value: "ENV", default: "production", help: "production or sandbox"),
              FlagSpec("wait", value: "DURATION", default: "30s", help: "how long to wait for the TEST to arrive")]
+        case .extend:
+            [FlagSpec("days", value: "N", help: "days to add to the renewal date, 1 to 90 (required)"),
+             FlagSpec("reason-code", value: "N", default: "1",
+                      help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, "
+                          + "3 service issue"),
+             FlagSpec("request-id", value: "UUID", help: "Apple's requestIdentifier; reuse it to retry safely")]
+        case .consumption:
+            [FlagSpec("delivery-status", value: "STATUS", default: "DELIVERED",
+                      help: "Apple's deliveryStatus: DELIVERED, UNDELIVERED_QUALITY_ISSUE, UNDELIVERED_WRONG_ITEM, "
+                          + "UNDELIVERED_SERVER_OUTAGE, UNDELIVERED_OTHER"),
+             FlagSpec("percentage", value: "N", default: "0", help: "how much was used, in milli-percent (0-100000)"),
+             FlagSpec("consented", isSwitch: true,
+                      help: "the customer agreed to share the data (else nothing is sent)"),
+             FlagSpec("sample", isSwitch: true, help: "a free sample or trial was provided")]
+        case .signOffer:
+            []
         case .extendAll:
             [FlagSpec("product", value: "PRODUCT_ID", help: "the auto-renewable subscription to extend (required)"),
              FlagSpec("days", value: "N", help: "days to add, 1 to 90 (starting one)"),
@@ -102,6 +121,9 @@ struct CLIArguments {
         case .revokeGrant: ["USER", "GRANT_ID"]
         case .apple: ["test-notification"]
         case .extendAll: []
+        case .extend: ["USER", "ORIGINAL_TX"]
+        case .consumption: ["USER", "TX"]
+        case .signOffer: ["USER", "PRODUCT", "OFFER_ID"]
         }
     }
 

@@ -95,6 +95,10 @@ struct CommandRunner {
         case .apple: return try apple(arguments.positionals[0])
         case .extendAll: return try extendAll()
         case .refunds: return try refunds(user: user)
+        case .extend: return try extend(user: user, originalTransactionID: arguments.positionals[1])
+        case .consumption: return try consumption(user: user, transactionID: arguments.positionals[1])
+        case .signOffer:
+            return try signOffer(user: user, productID: arguments.positionals[1], offerID: arguments.positionals[2])
         }
     }
 

@@ -25,6 +25,9 @@ enum Usage {
         case .apple: "ask Apple for a TEST notification and report whether it reached the webhook (admin port)"
         case .extendAll: "extend every active subscription of --product by --days after an outage; --status follows one"
         case .refunds: "the user's refunds as Apple's refund history lists them (admin port)"
+        case .extend: "move the user's subscription renewal date later by --days at Apple (support role)"
+        case .consumption: "record what the customer used of a purchase, for Apple's refund question"
+        case .signOffer: "sign a promotional offer for the user (StoreKit's key id, nonce, timestamp, signature)"
         }
     }
 
