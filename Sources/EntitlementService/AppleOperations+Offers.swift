@@ -53,6 +53,33 @@ extension AppleOperations {
         response.timestampMs = timestampMs
         response.signature = Data(signature).base64EncodedString()
         response.appAccountToken = token.lowercased()
+        let latest = try withStoreErrors { try repository.facts(userID: request.userID) }.transactions
+            .max { $0.isOrdered(before: $1) }
+        do {
+            response.compactJWS = try Self.offerJWS(
+                credentials: credentials, productID: request.productID, offerID: request.offerID, nonce: nonce,
+                issuedAtSeconds: timestampMs / 1000, transactionID: latest?.transactionID)
+        } catch {
+            throw RPCError(.internal, "the offer could not be signed; see the server log", cause: error)
+        }
         return response
+    }
+
+    /// The StoreKit 2 promotional offer (Apple's PromotionalOfferV2SignatureCreator): a compact
+    /// JWS, header `alg ES256, kid, typ JWT`, claims `aud "promotional-offer"`, `iss`, `iat`
+    /// (seconds), `bid`, `nonce`, `productId`, `offerIdentifier` and the customer's
+    /// `transactionId` when there is one (optional for Apple, recommended).
+    static func offerJWS(credentials: ServerAPICredentials, productID: String, offerID: String, nonce: String,
+                         issuedAtSeconds: Int64, transactionID: String?) throws -> String {
+        var claims: [String: Any] = [
+            "aud": "promotional-offer", "iss": credentials.issuerID, "iat": issuedAtSeconds,
+            "bid": credentials.bundleID, "nonce": nonce, "productId": productID, "offerIdentifier": offerID,
+        ]
+        claims["transactionId"] = transactionID
+        let header = ["alg": "ES256", "kid": credentials.keyID, "typ": "JWT"]
+        let options: JSONSerialization.WritingOptions = [.sortedKeys, .withoutEscapingSlashes]
+        return try credentials.key.signCompact(
+            header: Array(try JSONSerialization.data(withJSONObject: header, options: options)),
+            payload: Array(try JSONSerialization.data(withJSONObject: claims, options: options)))
     }
 }

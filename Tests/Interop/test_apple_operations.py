@@ -17,7 +17,7 @@ import grpc
 import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, utils
 
 from appstore_sim import BUNDLE_ID, ISSUER_ID, KEY_ID, Sim, free_port
 from cluster import metrics_address
@@ -348,6 +348,17 @@ def test_an_offer_signature_verifies_with_the_p8_public_key_over_apples_string(p
     key.verify(signature, text.encode(), ec.ECDSA(hashes.SHA256()))
     with pytest.raises(InvalidSignature):
         key.verify(signature, text.replace("winback-50", "winback-51").encode(), ec.ECDSA(hashes.SHA256()))
+    # The StoreKit 2 form: a compact JWS by the same key, Apple's promotional offer V2 claims.
+    header_b64, claims_b64, signature_b64 = reply.compact_jws.split(".")
+    decode = lambda part: base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))  # noqa: E731
+    assert json.loads(decode(header_b64)) == {"alg": "ES256", "kid": KEY_ID, "typ": "JWT"}
+    claims = json.loads(decode(claims_b64))
+    assert claims == {"aud": "promotional-offer", "iss": ISSUER_ID, "iat": reply.timestamp_ms // 1000,
+                      "bid": BUNDLE_ID, "nonce": reply.nonce, "productId": "pro.monthly",
+                      "offerIdentifier": "winback-50"}, "no transactionId: the user has none yet"
+    raw = decode(signature_b64)
+    key.verify(utils.encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")),
+               (header_b64 + "." + claims_b64).encode(), ec.ECDSA(hashes.SHA256()))
     # Every signature has its own nonce.
     again = sign_offer(pb, stack, "offer-user")
     assert again.nonce != reply.nonce and again.app_account_token == token
@@ -366,3 +377,13 @@ def test_an_offer_needs_an_auto_renewable_in_the_catalog_an_offer_id_and_the_rpc
     for token in (SUPPORT, VIEWER):
         assert rpc_error(lambda: sign_offer(pb, stack, "u", token=token)).code() == \
             grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_an_offer_jws_names_the_users_latest_transaction(pb, sqlite_stack):
+    stack = sqlite_stack
+    stack.start()
+    tx = subscribe(pb, stack, "offer-buyer")
+    reply = sign_offer(pb, stack, "offer-buyer")
+    claims_b64 = reply.compact_jws.split(".")[1]
+    claims = json.loads(base64.urlsafe_b64decode(claims_b64 + "=" * (-len(claims_b64) % 4)))
+    assert claims["transactionId"] == tx["transaction_id"]
