@@ -28,12 +28,13 @@ SUPPORT = "support-token-apple-1"
 BACKEND = "backend-token-apple-2"
 VIEWER = "viewer-token-apple-3"
 ADMIN = "admin-token-apple-4"
+SHARED_SECRET = "apple-ops-shared-secret"
 
 
 class Stack:
     """appstore-sim posting V2 notifications to one entitlementd, which holds the sim's .p8."""
 
-    def __init__(self, binary, server, tmp_path, database):
+    def __init__(self, binary, server, tmp_path, database, version="v2"):
         sim_bin = binary.parent / "appstore-sim"
         if not sim_bin.exists():
             pytest.fail(f"{sim_bin} not built (swift build builds every product)")
@@ -41,7 +42,7 @@ class Stack:
         self.tmp_path = tmp_path
         self.database = database
         self.server_factory = server
-        self.sim = Sim(sim_bin, tmp_path, "--notifications", "v2",
+        self.sim = Sim(sim_bin, tmp_path, "--notifications", version, "--shared-secret", SHARED_SECRET,
                        "--webhook-url", f"http://127.0.0.1:{self.port}/apple/notifications")
         self.tokens = tmp_path / "tokens"
         self.tokens.write_text(f"{SUPPORT} name=alice roles=support\n{BACKEND} name=backend roles=rpc\n"
@@ -63,7 +64,7 @@ class Stack:
         root = ["--apple-root-ca", self.sim.root_path] if trust_sim else []
         self.daemon = self.server_factory(
             "--listen", f"127.0.0.1:{self.port}", "--database", self.database, "--bundle-id", BUNDLE_ID,
-            *root, "--auth-tokens-file", self.tokens, "--catalog", self.catalog,
+            *root, "--auth-tokens-file", self.tokens, "--catalog", self.catalog, "--apple-shared-secret", SHARED_SECRET,
             "--reconcile-interval", "0", *(self.key_flags() if key else []), *extra)
         return self.daemon
 
@@ -133,7 +134,8 @@ def sqlite_stack(binary, server, tmp_path):
 def subscribe(pb, stack, user, token=None):
     """A 30-day subscription bought in the sim and submitted by transaction id for `user`."""
     tx = stack.sim.control("purchase", {"product_id": "pro.monthly", "user_token": token or user, "period": "30d"})
-    stack.stub().call(pb, "SubmitReceipt", pb.ent.SubmitReceiptRequest(user_id=user, transaction_id=tx["transaction_id"]),
+    stack.stub().call(pb, "SubmitReceipt",
+                      pb.ent.SubmitReceiptRequest(user_id=user, transaction_id=tx["transaction_id"]),
                       token=BACKEND, timeout=60)
     return tx
 

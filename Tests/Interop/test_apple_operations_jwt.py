@@ -72,7 +72,8 @@ def test_consumption_answer_carries_apples_fields_and_a_valid_jwt(pb, start, api
         delivery_status="DELIVERED"), timeout=30)
     # Apple's CONSUMPTION_REQUEST, signed by the test PKI the server trusts, at the webhook.
     payload = {"notificationType": "CONSUMPTION_REQUEST",
-               "notificationUUID": "c0ffee00-0000-4000-8000-000000082000", "version": "2.0", "signedDate": apple_pki.now_ms(),
+               "notificationUUID": "c0ffee00-0000-4000-8000-000000082000", "version": "2.0",
+               "signedDate": apple_pki.now_ms(),
                "data": {"bundleId": "com.example.app", "environment": "Production", "appAppleId": 1,
                         "signedTransactionInfo": signed[-1], "consumptionRequestReason": "LEGAL"}}
     body = json.dumps({"signedPayload": signer.sign(payload)}).encode()

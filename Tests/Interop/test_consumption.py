@@ -21,7 +21,8 @@ def stack(binary, server, tmp_path, database):  # noqa: F811 (the imported fixtu
 
 def buy_coins(pb, stack, user):
     tx = stack.sim.control("purchase", {"product_id": "coins.100", "user_token": user})
-    stack.stub().call(pb, "SubmitReceipt", pb.ent.SubmitReceiptRequest(user_id=user, transaction_id=tx["transaction_id"]),
+    stack.stub().call(pb, "SubmitReceipt",
+                      pb.ent.SubmitReceiptRequest(user_id=user, transaction_id=tx["transaction_id"]),
                       token=BACKEND, timeout=60)
     return tx["transaction_id"]
 
@@ -192,3 +193,20 @@ def test_record_consumption_without_the_key_is_failed_precondition(pb, stack):
     error = rpc_error(lambda: record(pb, stack, "u", "1"))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "--app-store-key" in error.details()
+
+
+def test_a_v1_consumption_request_is_recorded_and_answered(pb, binary, server, tmp_path):
+    stack = Stack(binary, server, tmp_path, tmp_path / "v1.sqlite", version="v1")
+    try:
+        stack.start()
+        tx = stack.sim.control("purchase", {"product_id": "pro.monthly", "user_token": "v1-user", "period": "30d"})
+        stack.stub().call(pb, "SubmitReceipt", pb.ent.SubmitReceiptRequest(
+            user_id="v1-user", transaction_id=tx["transaction_id"]), token=BACKEND, timeout=60)
+        record(pb, stack, "v1-user", tx["transaction_id"])
+        stack.sim.control("refund-request", {"transaction_id": tx["transaction_id"]})
+        assert len(wait_for_answers(stack, tx["transaction_id"])) == 1
+        events = [e for e in history(pb, stack, "v1-user") if e.type == pb.ent.EVENT_TYPE_CONSUMPTION_REQUEST]
+        assert [(e.source, e.apple_notification_type) for e in events] == [
+            (pb.ent.EVENT_SOURCE_NOTIFICATION_V1, "CONSUMPTION_REQUEST")]
+    finally:
+        stack.sim.stop()
