@@ -39,6 +39,11 @@ extension AppleOperations {
         let answer = try await serverAPI.client.extendRenewalDate(
             originalTransactionID: request.originalTransactionID, extendByDays: days, reasonCode: reasonCode,
             requestIdentifier: requestID, environment: latest.environment, deadline: deadline)
+        if !answer.originalTransactionID.isEmpty, answer.originalTransactionID != request.originalTransactionID {
+            // Apple answered an earlier extension with this requestIdentifier, of another subscription.
+            throw RPCError(.failedPrecondition, "request_id \(requestID) was already used to extend original "
+                           + "transaction id \(answer.originalTransactionID): send a new request_id")
+        }
         guard answer.success, answer.effectiveDateMs > 0 else {
             throw RPCError(.failedPrecondition, "Apple answered that it did not extend original transaction id "
                            + "\(request.originalTransactionID); nothing was recorded")

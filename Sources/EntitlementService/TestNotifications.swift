@@ -62,7 +62,8 @@ public final class TestNotifications: Sendable {
                 return Report(environment: environment, notificationUUID: uuid ?? "", arrived: arrived,
                               sendAttempts: status.sendAttempts)
             }
-            try await Task.sleep(for: .milliseconds(250))
+            // Once a second: each look is a request against the app's Server API rate.
+            try await Task.sleep(for: .seconds(1))
             status = try await client.testNotificationStatus(token: token, environment: environment)
             uuid = uuid ?? Self.uuid(of: status)
         }

@@ -204,6 +204,12 @@ def test_the_same_request_id_never_extends_twice(pb, stack):
     events = [e for e in history(pb, stack, "idem-user")
               if e.type == pb.ent.EVENT_TYPE_RENEWAL_EXTENDED and e.source == pb.ent.EVENT_SOURCE_OPERATOR]
     assert len(events) == 1
+    # The same request_id for another subscription is Apple answering the first one: refused.
+    other = subscribe(pb, stack, "idem-other")
+    error = rpc_error(lambda: extend(pb, stack, "idem-other", other["original_transaction_id"], days=5,
+                                     request_id=request_id))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "already used" in error.details()
+    assert check(pb, stack, "idem-other").entitlements[0].expires_at_ms == other["expires_date_ms"]
     # Without a request_id each call is a new extension (Apple allows two a year).
     second = extend(pb, stack, "idem-user", tx["original_transaction_id"], days=1)
     assert second.effective_at_ms == first.effective_at_ms + DAY_MS
