@@ -265,6 +265,8 @@ def test_apple_5xx_is_retried_and_an_expired_subscription_is_refused(pb, sqlite_
     reply = extend(pb, stack, "faults", tx["original_transaction_id"], days=2)
     assert reply.effective_at_ms == tx["expires_date_ms"] + 2 * DAY_MS
     requests = stack.api_requests()
+    assert 'entitlementd_app_store_api_requests_total{endpoint="extend_renewal_date",status="503",' \
+        'environment="production"} 1' in stack.metrics()
     assert requests.get("PUT v1/subscriptions/extend Production 503") == 1
     assert requests.get("PUT v1/subscriptions/extend Production 200") == 1
     stack.sim.control("expire", {"original_transaction_id": tx["original_transaction_id"]})

@@ -135,6 +135,10 @@ def test_apple_5xx_is_retried_and_its_400_is_not(pb, stack):
     requests = stack.api_requests()
     assert requests.get("PUT v2/transactions/consumption Production 503") == 2
     assert requests.get("PUT v2/transactions/consumption Production 202") == 1
+    metrics = stack.metrics()
+    for status, count in (("503", 2), ("202", 1)):
+        assert (f'entitlementd_app_store_api_requests_total{{endpoint="consumption",status="{status}",'
+                f'environment="production"}} {count}') in metrics, metrics
     refused = buy_coins(pb, stack, "refused")
     record(pb, stack, "refused", refused)
     stack.sim.control("api-fault", {"status": "400", "count": "1"})
