@@ -110,6 +110,7 @@ struct ConsumptionAnswererTests {
         try await run.answerer.answerDue()
         #expect(run.apple.sent.withLock { $0.isEmpty })
         #expect(run.outcomes == ["expired", "expired"])
-        #expect(try await run.store.dueConsumptionAnswers(nowMs: consumptionAskedAt + 100 * 3_600_000, limit: 10).isEmpty)
+        let later = try await run.store.dueConsumptionAnswers(nowMs: consumptionAskedAt + 100 * 3_600_000, limit: 10)
+        #expect(later.isEmpty)
     }
 }
