@@ -9,6 +9,7 @@ import base64
 import json
 import os
 import subprocess
+import threading
 import time
 import urllib.request
 import uuid
@@ -397,3 +398,40 @@ def test_an_offer_jws_names_the_users_latest_transaction(pb, sqlite_stack):
     claims_b64 = reply.compact_jws.split(".")[1]
     claims = json.loads(base64.urlsafe_b64decode(claims_b64 + "=" * (-len(claims_b64) % 4)))
     assert claims["transactionId"] == tx["transaction_id"]
+
+
+def test_watchers_see_the_old_expiry_pass_without_an_expired_change(pb, sqlite_stack):
+    """The change log announces state changes only (api.md): an extension keeps the chain ACTIVE,
+    so it is no change itself, but it moves the moment the EXPIRED change falls due. A
+    subscription about to lapse, extended, is still active after its old expiry, and watchers
+    hear nothing at that moment."""
+    stack = sqlite_stack
+    stack.start()
+    tx = stack.sim.control("purchase", {"product_id": "pro.monthly", "user_token": "lapsing", "period_ms": 4000})
+    stack.stub().call(pb, "SubmitReceipt",
+                      pb.ent.SubmitReceiptRequest(user_id="lapsing", transaction_id=tx["transaction_id"]),
+                      token=BACKEND, timeout=60)
+    stack.sim.control("auto-renew", {"original_transaction_id": tx["original_transaction_id"], "enabled": False})
+    changes = []
+    call = pb.ent_grpc.EntitlementServiceStub(stack.daemon.channel()).WatchEntitlementChanges(
+        pb.ent.WatchEntitlementChangesRequest(user_id="lapsing"), timeout=30,
+        metadata=[("authorization", "Bearer " + BACKEND)])
+
+    def read():
+        try:
+            for change in call:
+                changes.append(change)
+        except grpc.RpcError:
+            pass
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reply = extend(pb, stack, "lapsing", tx["original_transaction_id"], days=1)
+    assert reply.effective_at_ms == tx["expires_date_ms"] + DAY_MS
+    while int(time.time() * 1000) < tx["expires_date_ms"] + 2000:
+        time.sleep(0.2)
+    entitlement = check(pb, stack, "lapsing").entitlements[0]
+    call.cancel()
+    reader.join(15)
+    assert entitlement.state == pb.ent.ENTITLEMENT_STATE_ACTIVE and entitlement.expires_at_ms == reply.effective_at_ms
+    assert [c.entitlement.state for c in changes] == [], "no EXPIRED at the old expiry"
