@@ -17,10 +17,28 @@ extension NotificationV1 {
     /// How history names this notification and what it says happened to its subject: a
     /// CANCEL's product change is the upgrade of its (upgraded) subject, recorded from that
     /// transaction's cancellation as a receipt would; DID_CHANGE_RENEWAL_PREF's is its own event.
+    ///
+    /// INTERACTIVE_RENEWAL after an upgrade (the plan bought just before the subject is
+    /// `is_upgraded`) reports the upgrade as V2's DID_CHANGE_RENEWAL_PREF/UPGRADE does: the
+    /// subject's own period and the replaced plan's PRODUCT_CHANGE both carry its type, even
+    /// when a receipt recorded them first. Otherwise it is a renewal (a resubscription).
     public var historyReport: NotificationReport {
-        NotificationReport(appleNotificationType: notificationType,
-                           subjectTransactionID: subjectTransaction?.transactionID, kind: eventKind,
-                           productChange: notificationType == "CANCEL" ? .upgraded : nil)
+        if notificationType == "INTERACTIVE_RENEWAL", let subject = subjectTransaction, upgradeReplaced(by: subject) {
+            return NotificationReport(appleNotificationType: notificationType,
+                                      subjectTransactionID: subject.transactionID, kind: .productChange,
+                                      productChange: .upgrade)
+        }
+        return NotificationReport(appleNotificationType: notificationType,
+                                  subjectTransactionID: subjectTransaction?.transactionID, kind: eventKind,
+                                  productChange: notificationType == "CANCEL" ? .upgraded : nil)
+    }
+
+    /// Whether the plan of `subject`'s chain bought last before it was replaced by an upgrade.
+    private func upgradeReplaced(by subject: Transaction) -> Bool {
+        transactions.filter {
+            $0.originalTransactionID == subject.originalTransactionID && $0.transactionID != subject.transactionID
+                && $0.purchaseDateMs <= subject.purchaseDateMs
+        }.max { $0.purchaseDateMs < $1.purchaseDateMs }?.isUpgraded ?? false
     }
 
     /// The transaction the event refers to.
@@ -85,6 +103,7 @@ extension NotificationV1 {
             case nil: return .other
             }
         case "DID_CHANGE_RENEWAL_PREF": return .productChange
+        case "CONSUMPTION_REQUEST": return .consumptionRequest
         default: return .other
         }
     }

@@ -37,6 +37,9 @@ public enum NotificationV2Action: Sendable, Hashable {
         case ("REFUND", _): self = .record(.refund)
         case ("REVOKE", _): self = .record(.revoke)
         case ("REFUND_REVERSED", _): self = .reverseRefund
+        case ("REFUND_DECLINED", _): self = .record(.refundDeclined)
+        case ("CONSUMPTION_REQUEST", _): self = .record(.consumptionRequest)
+        case ("RENEWAL_EXTENDED", _), ("RENEWAL_EXTENSION", _): self = .record(.renewalExtended)
         case ("TEST", _): self = .ignore
         default: self = .record(.other)
         }

@@ -6,8 +6,9 @@ extension NotificationV2Payload.Data {
     public init(
         bundleID: String?, environment: Environment, appAppleID: String? = nil,
         bundleVersion: String? = nil, signedTransactionInfo: String? = nil,
-        signedRenewalInfo: String? = nil, status: Int? = nil
+        signedRenewalInfo: String? = nil, status: Int? = nil, consumptionRequestReason: String? = nil
     ) {
+        self.consumptionRequestReason = consumptionRequestReason
         self.environment = environment
         self.bundleID = bundleID
         self.appAppleID = appAppleID
@@ -53,6 +54,7 @@ extension NotificationV2Payload {
             object.string("signedTransactionInfo", data.signedTransactionInfo)
             object.string("signedRenewalInfo", data.signedRenewalInfo)
             object.number("status", data.status)
+            object.string("consumptionRequestReason", data.consumptionRequestReason)
             root.object("data", object)
         }
         if hasSummary {

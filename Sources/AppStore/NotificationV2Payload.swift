@@ -18,6 +18,10 @@ public struct NotificationV2Payload: Sendable, Hashable {
         public var signedRenewalInfo: String?
         /// 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
         public var status: Int?
+        /// CONSUMPTION_REQUEST's `consumptionRequestReason` (UNINTENDED_PURCHASE,
+        /// FULFILLMENT_ISSUE, UNSATISFIED_WITH_PURCHASE, LEGAL, OTHER): why the customer asked
+        /// for a refund, as Apple names it.
+        public var consumptionRequestReason: String? = nil
     }
 
     /// Apple's raw type; unknown types are kept, never rejected (Apple adds them yearly).
@@ -49,7 +53,8 @@ public struct NotificationV2Payload: Sendable, Hashable {
                 bundleVersion: try object.string("bundleVersion"),
                 signedTransactionInfo: try object.string("signedTransactionInfo"),
                 signedRenewalInfo: try object.string("signedRenewalInfo"),
-                status: try object.int("status"))
+                status: try object.int("status"),
+                consumptionRequestReason: try object.string("consumptionRequestReason"))
         }
         if root.has("summary"), try root.object("summary") == nil {
             throw root.invalid("summary", expected: "an object")

@@ -39,6 +39,30 @@ extension AppStoreServerClient {
         return history
     }
 
+    /// `GET /inApps/v2/refund/lookup/{transactionId}`, every page: the customer's refunded
+    /// transactions (signed, unverified), in either environment.
+    public func refundHistory(transactionID: String, environment: Environment? = nil,
+                              deadline: ContinuousClock.Instant? = nil) async throws -> [String] {
+        let deadline = deadline ?? defaultDeadline()
+        let path = "inApps/v2/refund/lookup/" + Self.pathSegment(transactionID)
+        var revision: String?
+        var signed: [String] = []
+        var answered = environment
+        for _ in 0..<1_000 {
+            let page = try await inEitherEnvironment(first: answered, what: "transaction id \(transactionID)") {
+                environment in
+                try await request(.refundHistory, environment: environment, method: "GET", path: path,
+                                  query: Self.historyQuery(revision), deadline: deadline,
+                                  read: ServerAPIBody.historyPage)
+            }
+            answered = page.environment
+            signed += page.value.signedTransactions
+            guard page.value.hasMore else { return signed }
+            revision = page.value.revision
+        }
+        throw ServerAPIError(.unavailable, "Apple's refund history did not end after 1000 pages")
+    }
+
     /// `GET /inApps/v1/subscriptions/{transactionId}`: every subscription group's status.
     public func subscriptionStatuses(transactionID: String, environment: Environment? = nil,
                                      deadline: ContinuousClock.Instant? = nil) async throws -> SubscriptionStatuses {
@@ -134,8 +158,13 @@ extension AppStoreServerClient {
         return [URLQueryItem(name: "revision", value: revision)]
     }
 
-    /// Transaction ids are digits; anything else is percent-encoded so it cannot change the path.
+    /// Transaction ids are digits, order ids letters and digits, test tokens a UUID and digits
+    /// joined by '_': RFC 3986's unreserved characters pass as they are; anything else is
+    /// percent-encoded so it cannot change the path.
     static func pathSegment(_ id: String) -> String {
-        id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        id.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
+
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

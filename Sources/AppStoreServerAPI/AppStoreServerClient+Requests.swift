@@ -67,6 +67,10 @@ extension AppStoreServerClient {
                     throw ServerAPIError(.invalidRequest, "Apple's App Store Server API rejected the request ("
                                          + failure + (apple.message.map { ": \($0)" } ?? "") + ")",
                                          appleErrorCode: apple.code)
+                case .refused:
+                    throw ServerAPIError(.refused, "Apple's App Store Server API refused the request ("
+                                         + failure + (apple.message.map { ": \($0)" } ?? "") + ")",
+                                         appleErrorCode: apple.code)
                 case let other:
                     verdict = other
                 }

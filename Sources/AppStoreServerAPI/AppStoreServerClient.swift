@@ -52,6 +52,12 @@ public final class AppStoreServerClient: Sendable {
         case transactionInfo = "transaction_info"
         case notificationHistory = "notification_history"
         case appAccountToken = "app_account_token"
+        case extendRenewalDate = "extend_renewal_date"
+        case orderLookup = "order_lookup"
+        case consumption = "consumption"
+        case testNotification = "test_notification"
+        case massExtension = "mass_extension"
+        case refundHistory = "refund_history"
     }
 
     /// Told about every HTTP exchange: endpoint, environment, the HTTP status (0: no answer)

@@ -3,7 +3,7 @@ import Foundation
 /// What to do with one Server API answer: Apple's status codes and `errorCode`s as decisions.
 /// Pure, so the table in the tests is the whole policy.
 public enum ServerAPIVerdict: Sendable, Equatable {
-    /// 200: read the body.
+    /// 200 (202 for a consumption answer; any 2xx Apple sends): read the body.
     case success
     /// 404 with 4040010 / 4040005: the id is unknown here; ask the other environment.
     case tryOtherEnvironment
@@ -14,6 +14,9 @@ public enum ServerAPIVerdict: Sendable, Equatable {
     case rateLimited
     /// 401/403: credentials refused; retrying cannot help.
     case unauthorized
+    /// 403 with one of Apple's business-rule codes (4030004 a subscription that cannot be
+    /// extended, 4030005 its extensions used up, ...): the request was understood and refused.
+    case refused
     /// Any other 404: nothing to find, in either environment.
     case notFound
     /// 400 and other 4xx: the request itself is wrong.
@@ -27,7 +30,8 @@ public enum ServerAPIVerdict: Sendable, Equatable {
     public static func classify(status: Int, errorCode: Int?) -> ServerAPIVerdict {
         if let errorCode, retryableErrorCodes.contains(errorCode) { return .retry }
         switch status {
-        case 200: return .success
+        case 200...206: return .success
+        case 403 where errorCode != nil: return .refused
         case 401, 403: return .unauthorized
         case 404:
             if let errorCode, otherEnvironmentErrorCodes.contains(errorCode) { return .tryOtherEnvironment }

@@ -5,7 +5,7 @@ import Entitlements
 public struct ServerAPIError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Wrapped: String, Hashable, Sendable {
-            case unauthorized, notFound, invalidRequest, unavailable, cryptoFailure
+            case unauthorized, notFound, invalidRequest, refused, unavailable, cryptoFailure
         }
 
         private let wrapped: Wrapped
@@ -18,6 +18,9 @@ public struct ServerAPIError: Error, Sendable, CustomStringConvertible {
         public static let notFound = Code(.notFound)
         /// 400: Apple says the request is wrong (a malformed transaction id). INVALID_ARGUMENT.
         public static let invalidRequest = Code(.invalidRequest)
+        /// 403 with Apple's errorCode: a business rule refused the request (a subscription that
+        /// cannot be extended again). FAILED_PRECONDITION: the state, not the call, must change.
+        public static let refused = Code(.refused)
         /// 429, 5xx, Apple's retryable codes, timeouts, connection errors, after every retry the
         /// caller's deadline allowed. UNAVAILABLE: try again later.
         public static let unavailable = Code(.unavailable)

@@ -88,6 +88,7 @@ extension AppStoreSimulator {
             "product_id": transaction.productID,
             "purchase_date_ms": transaction.purchaseDateMs,
             "environment": transaction.environment.appleName,
+            "order_id": Simulation.orderID(of: transaction.transactionID),
         ]
         fields["expires_date_ms"] = transaction.expiresDateMs
         fields["cancellation_date_ms"] = transaction.cancellationDateMs

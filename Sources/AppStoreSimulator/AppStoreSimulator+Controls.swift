@@ -36,17 +36,18 @@ extension AppStoreSimulator {
                 return ["drop": policy.description]
             }
         }
-        // {"status": 429|5xx, "count": N, "retry_after_ms": M, "error_code": C}: the next N
+        // {"status": 400|429|5xx, "count": N, "retry_after_ms": M, "error_code": C}: the next N
         // authenticated Server API requests answer this instead (count 0 disarms).
         router.add("POST", "/control/api-fault") { [self] request, writer in
             answer(writer) { () throws(SimulatorError) in
                 let fields = try ControlRequest(request.body)
                 let status = Int(try fields.string("status") ?? "429") ?? 0
                 let count = Int(try fields.string("count") ?? "1") ?? -1
-                guard status == 429 || (500...599).contains(status), count >= 0 else {
-                    throw SimulatorError(.invalidArgument, "status must be 429 or 5xx and count a whole number")
+                guard status == 400 || status == 429 || (500...599).contains(status), count >= 0 else {
+                    throw SimulatorError(.invalidArgument, "status must be 400, 429 or 5xx and count a whole number")
                 }
-                var error: ServerAPIErrorAnswer = status == 429 ? .rateLimitExceeded : .generalInternal
+                var error: ServerAPIErrorAnswer = status == 429 ? .rateLimitExceeded
+                    : status == 400 ? .generalBadRequest : .generalInternal
                 error.httpStatus = status
                 if let code = try fields.string("error_code") {
                     guard let parsed = Int(code) else {
@@ -60,6 +61,13 @@ extension AppStoreSimulator {
                 }
                 return ["status": status, "count": count, "error_code": error.errorCode]
             }
+        }
+        // The consumption answers received, by transaction id, each body as sent.
+        router.add("GET", "/control/consumption-answers") { [self] _, writer in
+            let answers = consumptionAnswers.withLock { $0 }
+            writer.respond(Self.json(200, ["answers": answers.mapValues { bodies in
+                bodies.map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) ?? $0 }
+            }]))
         }
         // How many Server API requests were served, by "METHOD endpoint environment status".
         router.add("GET", "/control/api-requests") { [self] _, writer in

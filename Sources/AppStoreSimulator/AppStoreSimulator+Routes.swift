@@ -119,6 +119,21 @@ extension AppStoreSimulator {
             let id = try request.requiredString("transaction_id")
             return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.refund(transactionID: id) }
         }
+        // {"transaction_id", "reason": Apple's consumptionRequestReason, "ago": "13h"}.
+        control(&router, "refund-request") { (request: ControlRequest) throws(SimulatorError) -> Action in
+            let id = try request.requiredString("transaction_id")
+            let reason = try request.string("reason") ?? "UNINTENDED_PURCHASE"
+            let ago = try request.durationMs("ago") ?? 0
+            return { (simulation: inout Simulation) throws(SimulatorError) in
+                try simulation.requestRefund(transactionID: id, reason: reason, agoMs: ago)
+            }
+        }
+        control(&router, "decline-refund") { (request: ControlRequest) throws(SimulatorError) -> Action in
+            let id = try request.requiredString("transaction_id")
+            return { (simulation: inout Simulation) throws(SimulatorError) in
+                try simulation.declineRefund(transactionID: id)
+            }
+        }
         control(&router, "reverse-refund") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("transaction_id")
             return { (simulation: inout Simulation) throws(SimulatorError) in

@@ -11,12 +11,22 @@ extension AppStoreSimulator {
         case transactions = "v1/transactions"
         case notificationHistory = "v1/notifications/history"
         case appAccountToken = "v1/transactions/{originalTransactionId}/appAccountToken"
+        case extendRenewalDate = "v1/subscriptions/extend"
+        case massExtension = "v1/subscriptions/extend/mass"
+        case massExtensionStatus = "v1/subscriptions/extend/mass/{productId}/{requestIdentifier}"
+        case orderLookup = "v1/lookup"
+        case consumption = "v2/transactions/consumption"
+        case refundHistory = "v2/refund/lookup"
+        case testNotification = "v1/notifications/test"
+        case testNotificationStatus = "v1/notifications/test/{token}"
 
         var method: String {
             switch self {
-            case .notificationHistory: "POST"
-            case .appAccountToken: "PUT"
-            case .history, .subscriptions, .transactions: "GET"
+            case .notificationHistory, .testNotification, .massExtension: "POST"
+            case .appAccountToken, .extendRenewalDate, .consumption: "PUT"
+            case .history, .subscriptions, .transactions, .orderLookup, .testNotificationStatus, .massExtensionStatus,
+                 .refundHistory:
+                "GET"
             }
         }
     }
@@ -58,6 +68,20 @@ extension AppStoreSimulator {
 
     private static func route(_ rest: Substring) -> (ServerAPIEndpoint?, String) {
         if rest == ServerAPIEndpoint.notificationHistory.rawValue { return (.notificationHistory, "") }
+        if rest == ServerAPIEndpoint.testNotification.rawValue { return (.testNotification, "") }
+        if rest == ServerAPIEndpoint.massExtension.rawValue { return (.massExtension, "") }
+        let massPrefix = ServerAPIEndpoint.massExtension.rawValue + "/"
+        if rest.hasPrefix(massPrefix) {
+            // {productId}/{requestIdentifier}, kept together; the answer splits them.
+            let tail = String(rest.dropFirst(massPrefix.count))
+            return tail.split(separator: "/").count == 2 ? (.massExtensionStatus, tail) : (nil, "")
+        }
+        let testPrefix = ServerAPIEndpoint.testNotification.rawValue + "/"
+        if rest.hasPrefix(testPrefix), !rest.dropFirst(testPrefix.count).contains("/") {
+            // Clients percent-encode the token's '-' and '_' (any server decodes them).
+            let token = String(rest.dropFirst(testPrefix.count))
+            return (.testNotificationStatus, token.removingPercentEncoding ?? token)
+        }
         let transactions = ServerAPIEndpoint.transactions.rawValue + "/"
         if rest.hasPrefix(transactions) {
             let tail = rest.dropFirst(transactions.count)
@@ -66,7 +90,9 @@ extension AppStoreSimulator {
                 return id.contains("/") ? (nil, "") : (.appAccountToken, String(id))
             }
         }
-        for endpoint in [ServerAPIEndpoint.history, .subscriptions, .transactions] {
+        // Before `v1/subscriptions/{id}`, whose id never holds a slash.
+        for endpoint in [ServerAPIEndpoint.extendRenewalDate, .orderLookup, .consumption, .refundHistory, .history,
+                         .subscriptions, .transactions] {
             let prefix = endpoint.rawValue + "/"
             if rest.hasPrefix(prefix), !rest.dropFirst(prefix.count).contains("/") {
                 return (endpoint, String(rest.dropFirst(prefix.count)))
@@ -101,6 +127,19 @@ extension AppStoreSimulator {
             // Apple's one answer without a body.
             guard let error = appAccountTokenAnswer(transactionID, environment, request.body) else {
                 return HTTPResponse(status: 200, headers: HTTPHeaders(), body: [])
+            }
+            answer = .failure(error)
+        case .extendRenewalDate: answer = extendRenewalDateAnswer(transactionID, environment, request.body)
+        case .orderLookup: answer = orderLookupAnswer(transactionID, environment)
+        case .testNotification: answer = testNotificationAnswer(environment)
+        case .refundHistory: answer = refundHistoryAnswer(transactionID, environment)
+        case .massExtension: answer = massExtensionAnswer(environment, request.body)
+        case .massExtensionStatus: answer = massExtensionStatusAnswer(transactionID, environment)
+        case .testNotificationStatus: answer = testNotificationStatusAnswer(transactionID)
+        case .consumption:
+            // Apple's 202 without a body.
+            guard let error = consumptionAnswer(transactionID, environment, request.body) else {
+                return HTTPResponse(status: 202, headers: HTTPHeaders(), body: [])
             }
             answer = .failure(error)
         }

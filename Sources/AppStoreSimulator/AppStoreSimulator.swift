@@ -30,6 +30,10 @@ public final class AppStoreSimulator: Sendable {
     let appAppleID: Int64
     let history = Mutex(NotificationHistory())
     let apiFaults = Mutex(ServerAPIFaults())
+    /// Consumption answers received, by transaction id: each request's JSON body as sent.
+    let consumptionAnswers = Mutex<[String: [String]]>([:])
+    /// TEST notifications sent, by testNotificationToken: their UUID and signed payload.
+    let testNotifications = Mutex<[String: (uuid: String, signedPayload: String)]>([:])
 
     public init(
         configuration: Simulation.Configuration, composer: NotificationComposer, rootPEM: String,

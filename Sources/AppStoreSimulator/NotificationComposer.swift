@@ -42,7 +42,7 @@ public struct NotificationComposer: Sendable {
                     info, productID: event.currentProductID, appAccountToken: event.transaction.appAccountToken,
                     environment: event.environment)
             },
-            status: event.status)
+            status: event.status, consumptionRequestReason: event.consumptionRequestReason)
         let payload = NotificationV2Payload(
             notificationUUID: event.notificationUUID, notificationType: event.notificationType,
             subtype: event.subtype, signedDateMs: event.signedDateMs, data: data)

@@ -32,6 +32,32 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
         httpStatus: 400, errorCode: 4_000_015, errorMessage: "Invalid request. The start date is not valid.")
     public static let invalidEndDate = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_016, errorMessage: "Invalid request. The end date is not valid.")
+    public static let invalidOriginalTransactionID = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_008, errorMessage: "Invalid original transaction id.")
+    public static let invalidExtendByDays = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_009, errorMessage: "Invalid extend by days value.")
+    public static let invalidExtendReasonCode = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_010, errorMessage: "Invalid reason code.")
+    public static let invalidRequestIdentifier = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_011, errorMessage: "Invalid request identifier.")
+    public static let subscriptionExtensionIneligible = ServerAPIErrorAnswer(
+        httpStatus: 403, errorCode: 4_030_004,
+        errorMessage: "Forbidden - subscription state ineligible for renewal date extension.")
+    public static let subscriptionMaxExtension = ServerAPIErrorAnswer(
+        httpStatus: 403, errorCode: 4_030_005,
+        errorMessage: "Forbidden - subscription has reached maximum extension count.")
+    public static let invalidCustomerConsented = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_138,
+        errorMessage: "Invalid request. The customer consented field is invalid.")
+    public static let invalidDeliveryStatus = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_000, errorMessage: "Invalid request. The delivery status field is invalid.")
+    public static let invalidConsumptionPercentage = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_000,
+        errorMessage: "Invalid request. The consumption percentage field is invalid.")
+    public static let invalidProductID = ServerAPIErrorAnswer(
+        httpStatus: 400, errorCode: 4_000_023, errorMessage: "Invalid request. The product id parameter is invalid.")
+    public static let massExtensionNotFound = ServerAPIErrorAnswer(
+        httpStatus: 404, errorCode: 4_040_009, errorMessage: "Mass extension request not found.")
     public static let invalidSort = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_021, errorMessage: "Invalid request. The sort parameter is invalid.")
     public static let invalidStatus = ServerAPIErrorAnswer(
@@ -47,6 +73,8 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
         errorMessage: "Invalid request. The transaction ID provided is not an original transaction ID.")
     public static let originalTransactionIDNotFound = ServerAPIErrorAnswer(
         httpStatus: 404, errorCode: 4_040_005, errorMessage: "Original transaction id not found.")
+    public static let testNotificationNotFound = ServerAPIErrorAnswer(
+        httpStatus: 404, errorCode: 4_040_008, errorMessage: "Test notification not found.")
     public static let transactionIDNotFound = ServerAPIErrorAnswer(
         httpStatus: 404, errorCode: 4_040_010, errorMessage: "Transaction id not found.")
     public static let rateLimitExceeded = ServerAPIErrorAnswer(

@@ -31,4 +31,6 @@ public struct SimulatedEvent: Sendable, Hashable {
     public var latestReceipt: String
     /// V1's top-level `cancellation_date_ms` (a refund).
     public var cancellationDateMs: Int64?
+    /// CONSUMPTION_REQUEST's `consumptionRequestReason`.
+    public var consumptionRequestReason: String? = nil
 }

@@ -76,6 +76,10 @@ public struct Simulation: Sendable {
     /// of the Server API's transaction history and what its `revision` token points into.
     var revisions: [String: Int64] = [:]
     private(set) var latestRevision: Int64 = 0
+    /// Renewal-date extensions by Apple's `requestIdentifier` (its idempotency key).
+    var renewalExtensions: [String: SimulatedRenewalExtension] = [:]
+    /// Mass extensions by `requestIdentifier`.
+    var massExtensions: [String: SimulatedMassExtension] = [:]
     private var nextID: Int64
     private var anonymousCustomers = 0
 

@@ -13,8 +13,8 @@ public struct ServiceCustomerDesk: CustomerDesk {
     let lookup: any CustomerLookup
     let changeLog: (any EntitlementChangeLog)?
     let outbox: (any WebhookOutbox)?
-    /// Looking an Apple order id up needs Apple's Look Up Order ID endpoint, which no RPC
-    /// wraps yet: when one does, the composition root passes it here and search tries it last.
+    /// Apple's Look Up Order ID (the LookUpOrder RPC's handler), when the Server API is
+    /// configured: the owners of the order's transactions.
     let orderLookup: (@Sendable (String) async throws -> [String])?
 
     /// History rows per page of the History table.
@@ -32,6 +32,12 @@ public struct ServiceCustomerDesk: CustomerDesk {
         self.changeLog = changeLog
         self.outbox = outbox
         self.orderLookup = orderLookup
+    }
+
+    /// Apple's order ids are short runs of capital letters and digits (`MK5TTTVWJH`).
+    static func couldBeOrderID(_ term: String) -> Bool {
+        (6...32).contains(term.utf8.count) && term.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) }
+            && term.utf8.contains { (65...90).contains($0) }
     }
 
     public func search(_ term: String) async throws -> [CustomerMatch] {
@@ -53,7 +59,9 @@ public struct ServiceCustomerDesk: CustomerDesk {
             } else {
                 add(try currentOwner(of: term), "original transaction id")
             }
-            if let orderLookup {
+            // Apple is asked only for a term nothing here matched that could be an order id
+            // (capital letters and digits, as on the customer's invoice): its rate is limited.
+            if matches.isEmpty, let orderLookup, Self.couldBeOrderID(term) {
                 for userID in try await orderLookup(term) { add(userID, "Apple order id") }
             }
             return matches

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import EntitlementPorts
 import EntitlementService
 import Console
@@ -17,6 +18,12 @@ struct AdminOperations: Sendable {
     let reconciler: NotificationReconciler?
     /// The web console, served under /console/ behind its own sign-in.
     let console: Console
+    /// The TEST log and the client that asks Apple for one; nil without the Server API (412).
+    let testNotifications: (TestNotifications, AppStoreServerClient)?
+    /// Mass extensions go through it; nil without the Server API (412).
+    let apiClient: AppStoreServerClient?
+    /// `entitlementctl refunds USER`.
+    let refunds: RefundLookup
 }
 
 /// The admin listener (--admin-listen): /metrics and admin operations, off the public port.
@@ -43,6 +50,10 @@ extension Daemon {
         routes.add("POST", "/admin/reconcile", reconcileHandler(operations.reconciler))
         addWebhookOperations(outbox: operations.outbox, dispatcher: operations.webhookDispatcher, to: &routes)
         addOwnersOperation(operations.accountTokens, to: &routes)
+        routes.add("POST", "/admin/apple/test-notification", testNotificationHandler(operations.testNotifications))
+        routes.add("POST", "/admin/apple/extend-all", massExtensionStartHandler(operations.apiClient))
+        routes.add("GET", "/admin/apple/extend-all", massExtensionStatusHandler(operations.apiClient))
+        routes.add("GET", "/admin/refunds", refundsHandler(operations.refunds))
     }
 
     /// On the service port, the admin operations' paths answer 404 saying where they are served,
@@ -51,7 +62,9 @@ extension Daemon {
         let message = #"{"error":"admin operations are served on entitlementd's admin port only: start it with "#
             + #"--admin-listen HOST:PORT and call that port (entitlementctl --admin HOST:PORT)"}"#
         let paths = [("POST", "/admin/reconcile"), ("GET", "/admin/webhooks"), ("POST", "/admin/webhooks/replay"),
-                     ("GET", "/admin/owners")]
+                     ("GET", "/admin/owners"), ("POST", "/admin/apple/test-notification"),
+                     ("POST", "/admin/apple/extend-all"), ("GET", "/admin/apple/extend-all"),
+                     ("GET", "/admin/refunds")]
         for (method, path) in paths {
             http.add(method, path) { _, writer in
                 writer.respond(.text(404, message + "\n", contentType: "application/json"))

@@ -42,17 +42,28 @@ extension Daemon {
         let apiClient = serverAPIClient(transport: appleClient)
         let fanOut = changeFanOut(store)
         let health = HealthService(storeReady: { store.readiness == .ready })
-        let (router, rpcs) = rpcRouter(
-            store: store, health: health, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut)
+        let answerer = consumptionAnswerer(store: store, apiClient: apiClient)
+        let testNotifications = TestNotifications()
+        let (router, rpcs, appleOperations) = rpcRouter(
+            store: store, health: health, appleClient: appleClient, apiClient: apiClient, fanOut: fanOut,
+            answerer: answerer)
         let ingestor = NotificationIngestor(
             configuration: .init(
                 sharedSecret: verifierConfiguration.sharedSecret, bundleID: verifierConfiguration.bundleID),
             verifier: jwsVerifier, repository: store, logger: logger, now: WallClock.unixMilliseconds,
-            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) })
+            observeOwnership: { [serviceMetrics] in serviceMetrics.ownership($0) },
+            consumptionRequested: { request in
+                try await store.recordConsumptionRequest(request)
+                answerer?.nudge()
+            },
+            testNotifications: testNotifications)
         let reconciler = makeReconciler(source: apiClient, ingestor: ingestor, progress: store)
         let operations = AdminOperations(
             outbox: store, webhookDispatcher: webhookDispatcher, accountTokens: store, reconciler: reconciler,
-            console: console(rpcs: rpcs, store: store, webhooks: webhookDispatcher != nil))
+            console: console(rpcs: rpcs, store: store, webhooks: webhookDispatcher != nil,
+                             orders: apiClient == nil ? nil : appleOperations),
+            testNotifications: apiClient.map { (testNotifications, $0) }, apiClient: apiClient,
+            refunds: RefundLookup(serverAPI: serverAPIPurchases(client: apiClient), repository: store))
         var http = HTTPRouter()
         http.add("GET", "/healthz", Daemon.healthzHandler())
         http.add("GET", "/readyz", Daemon.readyzHandler(health))
@@ -86,7 +97,7 @@ extension Daemon {
         registerGauges(server: server, fanOut: fanOut, health: health)
         let singletonDuties = makeSingletonDuties(
             store: store, reconciler: reconciler, webhookDispatcher: webhookDispatcher,
-            webhookDispatchers: webhookDispatchers)
+            webhookDispatchers: webhookDispatchers, answerer: answerer)
         let lease = makeSingletonLease(store: store, feeding: singletonDuties)
         var listeners: [any Component] = []
         if let admin { listeners.append(ListenerComponent(server: admin, gracePeriod: .seconds(1))) }
@@ -109,8 +120,8 @@ extension Daemon {
     /// the entitlement.v1 handlers, which the console acts through too.
     private func rpcRouter(
         store: any StoreBackend, health: HealthService, appleClient: CurlAppleClient, apiClient: AppStoreServerClient?,
-        fanOut: ChangeFanOut
-    ) -> (RPCRouter, EntitlementRPCs) {
+        fanOut: ChangeFanOut, answerer: ConsumptionAnswerer?
+    ) -> (RPCRouter, EntitlementRPCs, AppleOperations) {
         var router = RPCRouter()
         health.register(into: &router)
         let serverAPI = serverAPIPurchases(client: apiClient)
@@ -136,13 +147,17 @@ extension Daemon {
                                    now: WallClock.unixMilliseconds, refresh: refresh, accountTokens: store,
                                    grants: store, logger: logger)
         rpcs.register(into: &router)
+        let appleOperations = AppleOperations(
+            serverAPI: serverAPI, repository: store, accountTokens: store, catalog: catalog,
+            now: WallClock.unixMilliseconds, logger: logger, consumption: store, answerer: answerer)
+        appleOperations.register(into: &router)
         fanOut.register(into: &router)
         for service in extraServices {
             service.register(store, &router)
             logger.warning("test-only service is served: this executable is for tests, never production",
                            [("service", service.name)])
         }
-        return (router, rpcs)
+        return (router, rpcs, appleOperations)
     }
 
     /// The gRPC side of the service port: the router's calls, counted, and logged when they fail.

@@ -1,4 +1,5 @@
 import Console
+import EntitlementAPI
 import EntitlementService
 import HTTPCore
 import RPCCore
@@ -10,14 +11,26 @@ import StorageCore
 extension Daemon {
     /// The console the admin listener serves. Pages added here (``Console/addPage(_:)``) join
     /// the navigation: the dashboard is registered the same way when it lands.
-    func console(rpcs: EntitlementRPCs, store: any StoreBackend, webhooks: Bool) -> Console {
+    /// `orders`: Apple's Look Up Order ID, when the Server API is configured; search asks it for
+    /// a term that matched nothing here and could be an order id.
+    func console(rpcs: EntitlementRPCs, store: any StoreBackend, webhooks: Bool, orders: AppleOperations?)
+        -> Console {
+        let orderLookup = orders.map { operations in
+            { @Sendable (orderID: String) async throws -> [String] in
+                var request = EntitlementV1.LookUpOrderRequest()
+                request.orderID = orderID
+                let answer = try await operations.lookUpOrder(request, deadline: .now + .seconds(10))
+                return answer.transactions.map(\.ownerUserID).filter { !$0.isEmpty }
+            }
+        }
         let desk = ServiceCustomerDesk(rpcs: rpcs, repository: store, accountTokens: store, lookup: store,
-                                       changeLog: store, outbox: webhooks ? store : nil)
+                                       changeLog: store, outbox: webhooks ? store : nil, orderLookup: orderLookup)
         var console = Console(
             configuration: consoleConfiguration, authenticator: authenticator, desk: desk,
             sessions: ConsoleSessions(lifetimeMs: consoleConfiguration.sessionLifetimeMs,
                                       now: WallClock.unixMilliseconds),
-            throttle: SignInThrottle(now: WallClock.unixMilliseconds), logger: logger)
+            throttle: SignInThrottle(now: WallClock.unixMilliseconds), logger: logger,
+            searchesOrderIDs: orders != nil)
         // More pages: `console.addPage(ConsolePage(...))` here (docs/console.md#adding-a-page).
         for page in Self.dashboardPages(rollup: store) { console.addPage(page) }
         return console

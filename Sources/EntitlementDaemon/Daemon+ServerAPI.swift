@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import EntitlementPorts
 import EntitlementService
 import ServiceRuntime
+import StorageCore
 
 extension Daemon {
     /// The App Store Server API client, over the same HTTP client as verifyReceipt; nil
@@ -28,5 +29,21 @@ extension Daemon {
         guard let client else { return nil }
         return ServerAPIPurchases(client: client, verifier: jwsVerifier,
                                   bundleID: client.configuration.credentials.bundleID)
+    }
+
+    /// Answers Apple's consumption requests from the store's queue, as a singleton duty; nil
+    /// without a key (RecordConsumption then answers FAILED_PRECONDITION, and requests are
+    /// only recorded). Its outcomes are counted in `entitlementd_consumption_answers_total`.
+    func consumptionAnswerer(store: any StoreBackend, apiClient: AppStoreServerClient?) -> ConsumptionAnswerer? {
+        guard let apiClient else { return nil }
+        let registry = metrics
+        return ConsumptionAnswerer(
+            answers: store, client: apiClient, refundPreference: refundPreference, now: WallClock.unixMilliseconds,
+            logger: logger, observe: { outcome in
+                registry.increment("entitlementd_consumption_answers_total",
+                                   help: "Answers to Apple's consumption requests by outcome (sent, rejected, retry, "
+                                       + "expired)",
+                                   labels: [("outcome", outcome)])
+            })
     }
 }

@@ -12,9 +12,23 @@ extension Daemon {
     /// `webhookDispatcher` serves the first lease term, `webhookDispatchers` builds the later ones.
     func makeSingletonDuties(
         store: any StoreBackend, reconciler: NotificationReconciler?, webhookDispatcher: WebhookDispatcher?,
-        webhookDispatchers: (@Sendable () -> WebhookDispatcher)?
+        webhookDispatchers: (@Sendable () -> WebhookDispatcher)?, answerer: ConsumptionAnswerer?
     ) -> SingletonDuties {
         var duties: [SingletonDuties.Duty] = []
+        if let answerer {
+            let task = Mutex<Task<Void, Never>?>(nil)
+            duties.append(.init(
+                name: "consumption answers",
+                start: {
+                    let started = Task { await answerer.runPeriodically(every: .seconds(5)) }
+                    task.withLock { $0 = started }
+                },
+                stop: {
+                    let running = task.withLock { task -> Task<Void, Never>? in defer { task = nil }; return task }
+                    running?.cancel()
+                    await running?.value
+                }))
+        }
         if let reconciler, let interval = reconcileInterval {
             logger.info("reconciling Apple's notification history periodically while holding the singleton lease",
                         [("interval", "\(interval)")])

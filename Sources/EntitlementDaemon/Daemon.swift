@@ -48,6 +48,8 @@ final class Daemon {
     /// The App Store Server API (Daemon+ServerAPI.swift); nil without --app-store-key.
     let serverAPIConfiguration: AppStoreServerClient.Configuration?
     let receiptRoute: ReceiptRoute
+    /// --refund-preference: what consumption answers ask Apple for.
+    let refundPreference: RefundPreference
     let extraServices: [ExtraService]
     /// --reconcile-interval; nil for 0 (off).
     let reconcileInterval: Duration?
@@ -90,6 +92,7 @@ final class Daemon {
         changeRetentionMs = try Daemon.changeRetentionMs(flags)
         serverAPIConfiguration = try DaemonFlags.serverAPIConfiguration(flags)
         receiptRoute = try DaemonFlags.receiptRoute(flags, hasKey: serverAPIConfiguration != nil)
+        refundPreference = try DaemonFlags.refundPreference(flags)
         if let path = flags.string("auth-tokens-file") {
             let tokens: BearerTokenAuthenticator
             do {

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import EntitlementService
+import Entitlements
 import Foundation
 import JWS
 import ServiceRuntime
@@ -21,6 +22,9 @@ extension DaemonFlags {
                     + "server-api or verify-receipt"),
         FlagSpec("app-store-api-rate", value: "N", default: "40",
                  help: "requests per second to the App Store Server API at most (Apple allows 50)"),
+        FlagSpec("refund-preference", value: "PREF", default: "none",
+                 help: "the refund outcome asked of Apple in every consumption answer: none (left out), decline, "
+                    + "grant-full or grant-prorated"),
     ]
 
     static let keyTriple = ["app-store-key", "app-store-key-id", "app-store-issuer-id"]
@@ -58,6 +62,14 @@ extension DaemonFlags {
             credentials: ServerAPICredentials(keyID: keyID, issuerID: issuerID, bundleID: bundleID, key: key),
             productionURL: try httpURL(flags, "app-store-api-url"),
             sandboxURL: try httpURL(flags, "app-store-api-sandbox-url"), requestsPerSecond: rate)
+    }
+
+    /// --refund-preference.
+    static func refundPreference(_ flags: ParsedFlags) throws -> RefundPreference {
+        guard let preference = RefundPreference(rawValue: flags.string("refund-preference") ?? "none") else {
+            throw FlagError("--refund-preference must be none, decline, grant-full or grant-prorated")
+        }
+        return preference
     }
 
     /// --receipt-mode against whether a key is configured.

@@ -25,6 +25,7 @@ public final class InMemoryEntitlementStore: EntitlementRepository {
     let changeObservers = Mutex<[@Sendable (Int64) -> Void]>([])
     /// The Server API's history revision per chain (InMemoryEntitlementStore+HistoryRevisions).
     let historyRevisions = Mutex<[String: String]>([:])
+    let consumption = Mutex<[String: ConsumptionRow]>([:])
 
     /// `clock` gives Unix milliseconds: when a chain changed owner (the transfer event's date),
     /// when a change occurred. `catalog` is the one CheckEntitlement answers with, so the change

@@ -9,14 +9,21 @@ extension Transaction {
     /// cancellation date, once seen, stays (only a refund reversal, recorded apart, removes
     /// one); `isUpgraded` only turns on; absent optional fields are filled in. Of two
     /// cancellation dates the later wins: two mean Apple refunded, reversed and refunded again,
-    /// and keeping the later makes the result independent of arrival order. Everything else is
-    /// immutable per transaction_id and keeps its first stored value.
+    /// and keeping the later makes the result independent of arrival order. Of two expiries the
+    /// later wins too: Apple moves a period's end only later (a renewal-date extension rewrites
+    /// the current transaction's `expiresDate`), so the later one is the newer fact whatever
+    /// order copies arrive in. Everything else is immutable per transaction_id and keeps its
+    /// first stored value.
     public func merged(with incoming: Transaction) -> Transaction {
         var merged = self
         if let incomingCancellation = incoming.cancellationDateMs {
             merged.cancellationDateMs = max(cancellationDateMs ?? .min, incomingCancellation)
         }
-        merged.expiresDateMs = expiresDateMs ?? incoming.expiresDateMs
+        if let stored = expiresDateMs, let later = incoming.expiresDateMs {
+            merged.expiresDateMs = max(stored, later)
+        } else {
+            merged.expiresDateMs = expiresDateMs ?? incoming.expiresDateMs
+        }
         merged.isUpgraded = isUpgraded || incoming.isUpgraded
         merged.subscriptionGroupIdentifier = subscriptionGroupIdentifier ?? incoming.subscriptionGroupIdentifier
         merged.webOrderLineItemID = webOrderLineItemID ?? incoming.webOrderLineItemID

@@ -84,12 +84,14 @@ enum APIMapping {
         m.productID = e.productID
         m.transactionID = e.transactionID
         // A grant's chain id is internal (``Grant/chainID``); the grant id is in transaction_id.
-        m.originalTransactionID = e.source == .operator ? "" : e.originalTransactionID
+        let isGrant = e.kind == .grant || e.kind == .grantRevoked
+        m.originalTransactionID = isGrant ? "" : e.originalTransactionID
         m.expiresAtMs = e.expiresAtMs
         m.environment = environment(e.environment)
         m.source = source(e.source)
         m.appleNotificationType = e.appleNotificationType
-        m.reason = e.source == .operator ? e.reason : reason(of: e)
+        // An operator's words, Apple's (a consumption request's), or the ownership sentence.
+        m.reason = e.source == .operator || !e.reason.isEmpty ? e.reason : reason(of: e)
         m.actor = e.actor
         return m
     }
@@ -134,6 +136,9 @@ enum APIMapping {
         case .claimRefused: return .claimRefused
         case .grant: return .grant
         case .grantRevoked: return .grantRevoked
+        case .renewalExtended: return .renewalExtended
+        case .consumptionRequest: return .consumptionRequest
+        case .refundDeclined: return .refundDeclined
         case .other: return .unspecified
         }
     }

@@ -16,7 +16,11 @@ extension NotificationIngestor {
             return (payload, signedDate)
         }
         let id = "v2:" + payload.notificationUUID
-        if case .ignore = payload.action { return nil }
+        if case .ignore = payload.action {
+            testNotifications?.record(notificationUUID: payload.notificationUUID,
+                                      environment: payload.data?.environment ?? .production, atMs: now())
+            return nil
+        }
         // Without `data` (RENEWAL_EXTENSION summaries) nothing is stored, so there is no bundle
         // to hold against --bundle-id; refusing would only make Apple redeliver for days.
         if let expected = configuration.bundleID, let data = payload.data, data.bundleID != expected {
@@ -51,7 +55,8 @@ extension NotificationIngestor {
                 eventID: id, kind: kind, occurredAtMs: signedDate, productID: subject.productID,
                 transactionID: subject.transactionID, originalTransactionID: subject.originalTransactionID,
                 expiresAtMs: subject.expiresDateMs ?? 0, environment: payload.data?.environment ?? subject.environment,
-                source: .notificationV2, appleNotificationType: appleType)
+                source: .notificationV2, appleNotificationType: appleType,
+                reason: kind == .consumptionRequest ? payload.data?.consumptionRequestReason ?? "" : "")
         }
         let report = payload.historyReport(subject: subject)
         switch payload.action {

@@ -31,9 +31,19 @@ public final class NotificationIngestor: Sendable {
     let logger: Logger
     let now: UnixClock
     let observeOwnership: OwnershipObserver?
+    /// Told of each CONSUMPTION_REQUEST once its notification is stored (a redelivery too, so a
+    /// request whose recording failed is recorded when Apple retries); it must be durable when
+    /// it returns, or throw (Apple is then asked to retry).
+    let consumptionRequested: (@Sendable (ConsumptionRequest) async throws -> Void)?
+    /// Where verified TEST notifications are recorded, for the operator's end-to-end check.
+    let testNotifications: TestNotifications?
 
     public init(configuration: Configuration, verifier: JWSVerifier, repository: any EntitlementRepository,
-                logger: Logger, now: @escaping UnixClock, observeOwnership: OwnershipObserver? = nil) {
+                logger: Logger, now: @escaping UnixClock, observeOwnership: OwnershipObserver? = nil,
+                consumptionRequested: (@Sendable (ConsumptionRequest) async throws -> Void)? = nil,
+                testNotifications: TestNotifications? = nil) {
+        self.testNotifications = testNotifications
+        self.consumptionRequested = consumptionRequested
         self.observeOwnership = observeOwnership
         self.configuration = configuration
         self.verifier = verifier
@@ -76,6 +86,7 @@ public final class NotificationIngestor: Sendable {
         }
         do {
             let outcome = try await repository.apply(write)
+            try await recordConsumptionRequests(in: write)
             if outcome.ownershipTransfers > 0 { observeOwnership?(.transferred(count: outcome.ownershipTransfers)) }
             if outcome.duplicate { return result(.duplicate) }
             if outcome.ownerUserIDs.isEmpty { return result(.orphaned) }
@@ -90,6 +101,17 @@ public final class NotificationIngestor: Sendable {
                        [("notification_id", write.sourceID), ("error", "\(error)")])
             let unavailable = (error as? StoreError).map { $0.code == .storageFailure || $0.code == .closed } ?? false
             return result(unavailable ? .retryLater : .failed)
+        }
+    }
+
+    /// Hands each consumption request of `write` to ``consumptionRequested``: Apple's 12 hours
+    /// count from the event's time (V2 signedDate), its reason is Apple's.
+    private func recordConsumptionRequests(in write: NotificationWrite) async throws {
+        guard let consumptionRequested else { return }
+        for event in write.events where event.kind == .consumptionRequest && !event.transactionID.isEmpty {
+            try await consumptionRequested(ConsumptionRequest(
+                transactionID: event.transactionID, environment: event.environment, requestedAtMs: event.occurredAtMs,
+                reason: event.reason))
         }
     }
 

@@ -8,6 +8,7 @@ extension ServerAPIError {
         case .unauthorized: return RPCError(.failedPrecondition, message, cause: self)
         case .notFound: return RPCError(.notFound, message, cause: self)
         case .invalidRequest: return RPCError(.invalidArgument, message, cause: self)
+        case .refused: return RPCError(.failedPrecondition, message, cause: self)
         case .unavailable: return RPCError(.unavailable, message, cause: self)
         default: return RPCError(.internal, message, cause: self)
         }

@@ -16,6 +16,14 @@ public struct HistoryEvent: Sendable, Hashable {
         case grant
         /// An operator ended a grant early.
         case grantRevoked = "grant_revoked"
+        /// Apple moved a subscription's renewal date later: an operator's ExtendSubscription, or
+        /// Apple's RENEWAL_EXTENDED / RENEWAL_EXTENSION.
+        case renewalExtended = "renewal_extended"
+        /// Apple asked (CONSUMPTION_REQUEST) how much of a purchase the customer used, because
+        /// they asked for a refund; the reason Apple gave is the event's ``HistoryEvent/reason``.
+        case consumptionRequest = "consumption_request"
+        /// Apple declined a customer's refund request (REFUND_DECLINED).
+        case refundDeclined = "refund_declined"
         /// A notification type we do not map; its raw name is in ``appleNotificationType``.
         case other
     }
@@ -41,7 +49,8 @@ public struct HistoryEvent: Sendable, Hashable {
     public var appleNotificationType: String
     /// Who caused an operator's event (the token's name); empty for Apple's events.
     public var actor: String
-    /// Why, in the operator's words; empty for Apple's events.
+    /// Why, in the operator's words (or Apple's reason, for a consumption request); empty for
+    /// Apple's other events.
     public var reason: String
 
     public init(

@@ -25,21 +25,8 @@ final class ECPrivateKey: @unchecked Sendable {
     /// OpenSSL produces a DER ECDSA-Sig-Value; r and s are left-padded to 32 bytes each,
     /// since either may be shorter when its leading bytes are zero.
     func signES256(_ message: [UInt8]) throws(JWSError) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else {
-            throw JWSError(.cryptoFailure, "EVP_MD_CTX_new failed: \(OpenSSLErrorQueue.drain())")
-        }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pkey) == 1 else {
-            throw JWSError(.cryptoFailure, "EVP_DigestSignInit failed: \(OpenSSLErrorQueue.drain())")
-        }
-        var length = 0
-        guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else {
-            throw JWSError(.cryptoFailure, "EVP_DigestSign (size) failed: \(OpenSSLErrorQueue.drain())")
-        }
-        var der = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
-            throw JWSError(.cryptoFailure, "EVP_DigestSign failed: \(OpenSSLErrorQueue.drain())")
-        }
+        let der = try signDER(message)
+        let length = der.count
         let raw: [UInt8]? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             guard let signature = d2i_ECDSA_SIG(nil, &cursor, length) else { return nil }
@@ -58,5 +45,25 @@ final class ECPrivateKey: @unchecked Sendable {
                 .cryptoFailure, "cannot convert the DER ECDSA signature to r||s: \(OpenSSLErrorQueue.drain())")
         }
         return raw
+    }
+
+    /// Signs `message` with SHA-256 and returns OpenSSL's DER ECDSA-Sig-Value as it is.
+    func signDER(_ message: [UInt8]) throws(JWSError) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else {
+            throw JWSError(.cryptoFailure, "EVP_MD_CTX_new failed: \(OpenSSLErrorQueue.drain())")
+        }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, pkey) == 1 else {
+            throw JWSError(.cryptoFailure, "EVP_DigestSignInit failed: \(OpenSSLErrorQueue.drain())")
+        }
+        var length = 0
+        guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else {
+            throw JWSError(.cryptoFailure, "EVP_DigestSign (size) failed: \(OpenSSLErrorQueue.drain())")
+        }
+        var der = [UInt8](repeating: 0, count: length)
+        guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
+            throw JWSError(.cryptoFailure, "EVP_DigestSign failed: \(OpenSSLErrorQueue.drain())")
+        }
+        return Array(der.prefix(length))
     }
 }

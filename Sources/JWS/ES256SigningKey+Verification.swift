@@ -10,4 +10,10 @@ extension ES256SigningKey {
         try ES256.verify(rawSignature: try parts.signature(), over: parts.signingInput, key: key.pkey)
         return (parts.header, parts.payload)
     }
+
+    /// Checks a DER ECDSA-Sig-Value over `message` with this key's public half; throws
+    /// `.badSignature` when it does not verify. What a client of ``signDER(_:)`` does.
+    public func verifyDER(_ signature: [UInt8], over message: [UInt8]) throws(JWSError) {
+        try ES256.verify(derSignature: signature, over: message[...], key: key.pkey)
+    }
 }

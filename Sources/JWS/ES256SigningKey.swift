@@ -22,6 +22,12 @@ public struct ES256SigningKey: Sendable {
     /// The key as a `.p8` file's contents.
     public func pkcs8PEM() throws(JWSError) -> String { try key.pkcs8PEM() }
 
+    /// An ECDSA P-256 / SHA-256 signature of `message` as DER (an ECDSA-Sig-Value), the form
+    /// StoreKit takes for a promotional offer's signature (base64 of these bytes).
+    public func signDER(_ message: [UInt8]) throws(JWSError) -> [UInt8] {
+        try key.signDER(message)
+    }
+
     /// A compact JWS `header.payload.signature` over the exact header and payload bytes given
     /// (JSON, normally), signed ES256 with raw r||s as RFC 7518 3.4 wants.
     public func signCompact(header: [UInt8], payload: [UInt8]) throws(JWSError) -> String {

@@ -351,5 +351,28 @@ enum PostgresSchema {
             CREATE TABLE daily_rollup_backfill (chains_through BIGINT NOT NULL);
             INSERT INTO daily_rollup_backfill (chains_through) SELECT MAX(id) FROM chains HAVING COUNT(*) > 0;
             """),
+        // As SQLite's migration of the same name (Schema.consumptionMigration): Apple's refund
+        // questions and the answers owed.
+        ("consumption_answers", """
+            CREATE TABLE consumption_answers (
+                transaction_id \(text) PRIMARY KEY,
+                requested_at_ms BIGINT,
+                environment BIGINT,
+                request_reason \(text),
+                user_id \(text),
+                customer_consented BIGINT,
+                consumption_percentage BIGINT,
+                delivery_status \(text),
+                sample_content_provided BIGINT,
+                data_recorded_at_ms BIGINT,
+                attempts BIGINT NOT NULL DEFAULT 0,
+                next_attempt_ms BIGINT NOT NULL DEFAULT 0,
+                state \(text),
+                state_reason \(text),
+                finished_at_ms BIGINT
+            );
+            CREATE INDEX consumption_answers_owed ON consumption_answers(next_attempt_ms)
+                WHERE state IS NULL AND requested_at_ms IS NOT NULL;
+            """),
     ]
 }

@@ -280,3 +280,26 @@ CREATE TABLE daily_rollup (
 -- A row here (left by the migration on a store with chains) has the store fill the rollup
 -- from every stored chain when it opens, then delete the row.
 CREATE TABLE daily_rollup_backfill (chains_through BIGINT NOT NULL);
+
+-- Apple's refund questions (CONSUMPTION_REQUEST) and the answers owed, one row per transaction:
+-- the request, the app's data and the answer's progress, whichever came first. state stays NULL
+-- while an answer is owed (sent, rejected or expired after).
+CREATE TABLE consumption_answers (
+    transaction_id TEXT COLLATE "C" PRIMARY KEY,
+    requested_at_ms BIGINT,
+    environment BIGINT,
+    request_reason TEXT COLLATE "C",
+    user_id TEXT COLLATE "C",
+    customer_consented BIGINT,
+    consumption_percentage BIGINT,
+    delivery_status TEXT COLLATE "C",
+    sample_content_provided BIGINT,
+    data_recorded_at_ms BIGINT,
+    attempts BIGINT NOT NULL DEFAULT 0,
+    next_attempt_ms BIGINT NOT NULL DEFAULT 0,
+    state TEXT COLLATE "C",
+    state_reason TEXT COLLATE "C",
+    finished_at_ms BIGINT
+);
+CREATE INDEX consumption_answers_owed ON consumption_answers(next_attempt_ms)
+    WHERE state IS NULL AND requested_at_ms IS NOT NULL;

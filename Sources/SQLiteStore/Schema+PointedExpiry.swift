@@ -8,9 +8,10 @@ extension Schema {
     /// (`history_events_point_at_transactions`): six bytes of a ~36-byte row on the 1M x 3 set,
     /// where every purchase and renewal event repeats its transaction's expiry.
     ///
-    /// Reading it back gives the bytes written because a transaction's expiry never changes
-    /// once set: ``Transaction/merged(with:)`` keeps a stored expiry and only fills a missing
-    /// one, and no other statement writes `expires_date_ms`. So only a set expiry equal to the
+    /// Reading it back gives the bytes written because a transaction's expiry changes only
+    /// later (``Transaction/merged(with:)`` takes the later of two, for a renewal-date
+    /// extension), and the one statement that moves it first writes the old value into the
+    /// events that read it (`FactsRecorder.keepEventExpiries`). So only a set expiry equal to the
     /// event's is shared; an event written while its transaction had none (the event says 0)
     /// or with another copy's expiry keeps its own value. A later migration or statement that
     /// changes `transactions.expires_date_ms` must first write it into the events that read

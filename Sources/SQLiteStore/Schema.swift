@@ -252,5 +252,6 @@ package enum Schema {
         userFactsOldFormatsMigration,
         grantsMigration,
         dailyRollupMigration,
+        consumptionMigration,
     ])
 }

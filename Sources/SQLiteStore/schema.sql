@@ -274,3 +274,26 @@ CREATE TABLE daily_rollup (
 -- A row here (left by the migration on a store with chains) has the store fill the rollup
 -- from every stored chain when it opens, then delete the row.
 CREATE TABLE daily_rollup_backfill (chains_through INTEGER NOT NULL);
+
+-- Apple's refund questions (CONSUMPTION_REQUEST) and the answers owed, one row per transaction:
+-- the request, the app's data and the answer's progress, whichever came first. state stays NULL
+-- while an answer is owed (sent, rejected or expired after).
+CREATE TABLE consumption_answers (
+    transaction_id TEXT PRIMARY KEY,
+    requested_at_ms INTEGER,
+    environment INTEGER,
+    request_reason TEXT,
+    user_id TEXT,
+    customer_consented INTEGER,
+    consumption_percentage INTEGER,
+    delivery_status TEXT,
+    sample_content_provided INTEGER,
+    data_recorded_at_ms INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms INTEGER NOT NULL DEFAULT 0,
+    state TEXT,
+    state_reason TEXT,
+    finished_at_ms INTEGER
+) WITHOUT ROWID;
+CREATE INDEX consumption_answers_owed ON consumption_answers(next_attempt_ms)
+    WHERE state IS NULL AND requested_at_ms IS NOT NULL;

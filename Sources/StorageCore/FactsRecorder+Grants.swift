@@ -61,13 +61,8 @@ extension FactsRecorder {
         return try Grant.read(find).first
     }
 
-    /// Inserts an operator's event as every event is inserted, then gives it its actor and reason.
+    /// Inserts an operator's event as every event is inserted, with its actor and reason.
     private func insertOperatorEvent(_ event: HistoryEvent, userRow: Int64) throws {
-        guard try insert(event, userRow: userRow) else { return }
-        let update = try db.prepare(Grant.eventActorSQL)
-        update.bind(event.actor, at: 1)
-        update.bind(event.reason, at: 2)
-        DB.bindHistoryEventID(event.eventID, at: 3, of: update)
-        try update.execute()
+        _ = try insert(event, userRow: userRow)
     }
 }

@@ -55,6 +55,9 @@ extension FactsRecorder {
             if !stored.value.originalTransactionID.hasSameBytes(as: chainID) {
                 try noteRollupChain(ofTransaction: transaction.transactionID)
             }
+            if let before = stored.value.expiresDateMs, merged.expiresDateMs != before {
+                try keepEventExpiries(before, transactionRow: stored.row)
+            }
             try update(merged, row: stored.row)
         }
         return (false, events, confirmation, HistoryPointerTarget(row: stored.row, storedAs: merged))

@@ -80,6 +80,24 @@ extension FactsRecorder {
         try update.execute()
     }
 
+    /// Before a transaction's expiry moves (a renewal-date extension), writes its old expiry
+    /// into the events that read it through their pointer, so they keep saying what they said
+    /// (`history_events_expiry_through_pointer`). Only the chain owner's events are looked at,
+    /// through the history key; an event left with a previous owner after a transfer reads the
+    /// new expiry. PostgreSQL stores every event's expiry and has nothing to do.
+    package func keepEventExpiries(_ expiresDateMs: Int64, transactionRow: Int64) throws {
+        guard DB.historyExpiryMayPoint else { return }
+        let keep = try db.prepare("""
+            UPDATE history_events SET expires_at_ms = ?1
+            WHERE user_rowid = (SELECT c.user_rowid FROM transactions t JOIN chains c ON c.id = t.chain_rowid
+                                WHERE t.id = ?2)
+                AND transaction_rowid = ?2 AND expires_at_ms IS NULL
+            """)
+        keep.bind(expiresDateMs, at: 1)
+        keep.bind(transactionRow, at: 2)
+        try keep.execute()
+    }
+
     /// Keeps the renewal info with the newest signed date; an older or equal one changes nothing.
     package func upsert(_ info: RenewalInfo, chainRow: Int64) throws {
         let autoRenewProductRow = try productNameRow(info.autoRenewProductID)
@@ -134,7 +152,8 @@ extension FactsRecorder {
     /// Inserts `event` into a user's history; `false` when its id was already recorded.
     ///
     /// `target`: the transaction the event was derived from, when the caller knows its row;
-    /// an event naming it exactly is stored pointing at it without a lookup.
+    /// an event naming it exactly is stored pointing at it without a lookup. An actor or reason
+    /// (an operator's, or Apple's reason for a consumption request) is written with it.
     package func insert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget? = nil) throws -> Bool {
         let insert: DB.Statement
         if let target, target.isNamed(by: event) {
@@ -146,6 +165,13 @@ extension FactsRecorder {
         }
         try insert.execute()
         guard db.changes > 0 else { return false }
+        if !event.actor.isEmpty || !event.reason.isEmpty {
+            let update = try db.prepare(Grant.eventActorSQL)
+            update.bind(event.actor, at: 1)
+            update.bind(event.reason, at: 2)
+            DB.bindHistoryEventID(event.eventID, at: 3, of: update)
+            try update.execute()
+        }
         addedEvents.append((userRow, event))
         return true
     }

@@ -28,6 +28,9 @@ package enum StorageCodes {
         case .claimRefused: 13
         case .grant: 14
         case .grantRevoked: 15
+        case .renewalExtended: 16
+        case .consumptionRequest: 17
+        case .refundDeclined: 18
         }
     }
 

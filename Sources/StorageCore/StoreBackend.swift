@@ -5,7 +5,7 @@ import EntitlementPorts
 /// sees only the port's protocols.
 public protocol StoreBackend: EntitlementRepository, EntitlementChangeLog, EntitlementChangeUpkeep, WebhookOutbox,
     ReconciliationProgress, TransactionHistoryRevisions, AccountTokens, GrantStore, DailyFiguresReading,
-    CustomerLookup, AnyObject {
+    CustomerLookup, ConsumptionAnswers, AnyObject {
     /// Whether calls can be served now; cheap, read by every `/healthz`.
     var readiness: StoreReadiness { get }
     /// What the writer has committed so far; cheap, for metrics.

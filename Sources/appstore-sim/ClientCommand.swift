@@ -17,6 +17,10 @@ enum ClientCommand {
           auto-renew ORIGINAL_TX on|off
           change-product ORIGINAL_TX NEW_PRODUCT [--downgrade]
           refund TX | reverse-refund TX
+          refund-request TX [--reason R] [--ago 13h]
+                                                the customer asks for a refund: CONSUMPTION_REQUEST
+          decline-refund TX                     Apple declines it: REFUND_DECLINED
+          consumption-answers                   the consumption answers Apple received, by transaction
           expire ORIGINAL_TX [--defer]
           advance DURATION                      e.g. 7d, 2h, 90s
           receipt TX                            the customer's latest receipt and the chain
@@ -96,8 +100,15 @@ enum ClientCommand {
             return one("original_transaction_id", extra)
         case "expire":
             return one("original_transaction_id", ["defer": options["defer"] != nil])
-        case "refund", "reverse-refund", "receipt":
+        case "refund", "reverse-refund", "receipt", "decline-refund":
             return one("transaction_id")
+        case "refund-request":
+            var extra: [String: Any] = [:]
+            extra["reason"] = options["reason"]
+            extra["ago"] = options["ago"]
+            return one("transaction_id", extra)
+        case "consumption-answers":
+            return positional.isEmpty ? ("GET", "/control/consumption-answers", [:]) : nil
         case "advance":
             return one("by")
         case "auto-renew":

@@ -11,6 +11,12 @@ struct CLIArguments {
         case appAccountToken = "app-account-token", owners
         case grant
         case revokeGrant = "revoke-grant"
+        case apple
+        case extendAll = "extend-all"
+        case refunds
+        case extend
+        case consumption
+        case signOffer = "sign-offer"
     }
 
     static let environmentPrefix = "ENTITLEMENTCTL"
@@ -57,7 +63,7 @@ struct CLIArguments {
             [FlagSpec("user", value: "USER", help: "only this user's changes"),
              FlagSpec("after", value: "CURSOR", help: "replay the changes after this cursor first (a change's cursor)"),
              FlagSpec("for", value: "DURATION", help: "stop after this long (default: until Ctrl-C)")]
-        case .refresh, .appAccountToken, .owners:
+        case .refresh, .appAccountToken, .owners, .refunds:
             []
         case .reconcile:
             [FlagSpec("since", value: "TIME",
@@ -73,18 +79,51 @@ struct CLIArguments {
                       help: "the same key for the same user returns the first grant instead of a second one")]
         case .revokeGrant:
             [FlagSpec("reason", value: "TEXT", help: "why (required; history shows it with your token's name)")]
+        case .apple:
+            [FlagSpec("environment", value: "ENV", default: "production", help: "production or sandbox"),
+             FlagSpec("wait", value: "DURATION", default: "30s", help: "how long to wait for the TEST to arrive")]
+        case .extend:
+            [FlagSpec("days", value: "N", help: "days to add to the renewal date, 1 to 90 (required)"),
+             FlagSpec("reason-code", value: "N", default: "1",
+                      help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, "
+                          + "3 service issue"),
+             FlagSpec("request-id", value: "UUID", help: "Apple's requestIdentifier; reuse it to retry safely")]
+        case .consumption:
+            [FlagSpec("delivery-status", value: "STATUS", default: "DELIVERED",
+                      help: "Apple's deliveryStatus: DELIVERED, UNDELIVERED_QUALITY_ISSUE, UNDELIVERED_WRONG_ITEM, "
+                          + "UNDELIVERED_SERVER_OUTAGE, UNDELIVERED_OTHER"),
+             FlagSpec("percentage", value: "N", default: "0", help: "how much was used, in milli-percent (0-100000)"),
+             FlagSpec("consented", isSwitch: true,
+                      help: "the customer agreed to share the data (else nothing is sent)"),
+             FlagSpec("sample", isSwitch: true, help: "a free sample or trial was provided")]
+        case .signOffer:
+            []
+        case .extendAll:
+            [FlagSpec("product", value: "PRODUCT_ID", help: "the auto-renewable subscription to extend (required)"),
+             FlagSpec("days", value: "N", help: "days to add, 1 to 90 (starting one)"),
+             FlagSpec("reason-code", value: "N", default: "3",
+                      help: "Apple's extendReasonCode: 0 undeclared, 1 customer satisfaction, 2 other, "
+                          + "3 service issue"),
+             FlagSpec("storefronts", value: "CODES", help: "only these storefronts, e.g. USA,CAN (default: all)"),
+             FlagSpec("environment", value: "ENV", default: "production", help: "production or sandbox"),
+             FlagSpec("status", value: "REQUEST_ID", help: "follow the mass extension started with this request id")]
         }
     }
 
     static func positionals(for command: Command) -> [String] {
         switch command {
-        case .check, .explain, .history, .refresh, .appAccountToken: ["USER"]
+        case .check, .explain, .history, .refresh, .appAccountToken, .refunds: ["USER"]
         case .owners: ["ORIGINAL_TX"]
         case .submit: ["USER", "RECEIPT_FILE|-"]
         case .health, .watch, .reconcile: []
         case .webhooks: ["status|replay"]
         case .grant: ["USER", "ENTITLEMENT"]
         case .revokeGrant: ["USER", "GRANT_ID"]
+        case .apple: ["test-notification"]
+        case .extendAll: []
+        case .extend: ["USER", "ORIGINAL_TX"]
+        case .consumption: ["USER", "TX"]
+        case .signOffer: ["USER", "PRODUCT", "OFFER_ID"]
         }
     }
 

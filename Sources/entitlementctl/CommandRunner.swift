@@ -92,6 +92,13 @@ struct CommandRunner {
         case .owners: return try owners(originalTransactionID: arguments.positionals[0])
         case .grant: return try grant(user: user, entitlementID: arguments.positionals[1])
         case .revokeGrant: return try revokeGrant(user: user, grantID: arguments.positionals[1])
+        case .apple: return try apple(arguments.positionals[0])
+        case .extendAll: return try extendAll()
+        case .refunds: return try refunds(user: user)
+        case .extend: return try extend(user: user, originalTransactionID: arguments.positionals[1])
+        case .consumption: return try consumption(user: user, transactionID: arguments.positionals[1])
+        case .signOffer:
+            return try signOffer(user: user, productID: arguments.positionals[1], offerID: arguments.positionals[2])
         }
     }
 

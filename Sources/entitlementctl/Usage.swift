@@ -22,6 +22,12 @@ enum Usage {
         case .owners: "who owned a purchase (chain) and when, oldest first (admin port)"
         case .grant: "give the user an entitlement by hand for --for DURATION, with a --reason (support role)"
         case .revokeGrant: "end a grant now, with a --reason (support role)"
+        case .apple: "ask Apple for a TEST notification and report whether it reached the webhook (admin port)"
+        case .extendAll: "extend every active subscription of --product by --days after an outage; --status follows one"
+        case .refunds: "the user's refunds as Apple's refund history lists them (admin port)"
+        case .extend: "move the user's subscription renewal date later by --days at Apple (support role)"
+        case .consumption: "record what the customer used of a purchase, for Apple's refund question"
+        case .signOffer: "sign a promotional offer for the user (StoreKit's key id, nonce, timestamp, signature)"
         }
     }
 

@@ -14,6 +14,7 @@ enum FuzzTargets {
         "notification-v2": { NotificationV2Payload.fuzzParse($0) },
         "verify-receipt": { VerifyReceiptResponse.fuzzParse($0) },
         "jws-transaction": { JWSTransactionPayload.fuzzParse($0) },
+        "server-api-answers": { AppStoreServerClient.fuzzReadAnswers($0) },
         // Differential: the purpose-built JSON decoder must read whatever it accepts exactly as
         // JSONSerialization does (it traps on a difference).
         "json-decoders": { AppleJSONDifferential.fuzzCompare($0) },

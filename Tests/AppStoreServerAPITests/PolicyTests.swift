@@ -6,7 +6,8 @@ import Testing
 /// The pure rules: Apple's answers as verdicts, backoff, Retry-After, the token bucket, the JWT.
 struct PolicyTests {
     static let verdicts: [(Int, Int?, ServerAPIVerdict)] = [
-        (200, nil, .success), (401, nil, .unauthorized), (403, nil, .unauthorized),
+        (200, nil, .success), (202, nil, .success), (401, nil, .unauthorized), (403, nil, .unauthorized),
+        (403, 4030004, .refused), (403, 4030005, .refused),
         (404, 4040010, .tryOtherEnvironment), (404, 4040005, .tryOtherEnvironment), (404, 4040001, .notFound),
         (404, nil, .notFound), (404, 4040002, .retry), (404, 4040004, .retry), (404, 4040006, .retry),
         (500, 5000001, .retry), (500, nil, .retry), (503, nil, .retry), (502, nil, .retry),

@@ -66,7 +66,7 @@ final class NotificationV1Tests: XCTestCase {
             ("DID_CHANGE_RENEWAL_STATUS", "", "", "", .autoRenewEnabled),
             ("DID_CHANGE_RENEWAL_PREF", "", "", "", .productChange),
             ("PRICE_INCREASE_CONSENT", "", "", "", .other),
-            ("CONSUMPTION_REQUEST", "", "", "", .other),
+            ("CONSUMPTION_REQUEST", "", "", "", .consumptionRequest),
             ("SOMETHING_APPLE_ADDS_NEXT_YEAR", "", "", "", .other),
         ]
         for row in table {
@@ -92,6 +92,22 @@ final class NotificationV1Tests: XCTestCase {
         XCTAssertEqual(refundOfOlder.eventKind, .refund)
         XCTAssertEqual(try NotificationV1.parse(body(type: "DID_RENEW"), receivedAtMs: 0)
             .subjectTransaction?.transactionID, "12")
+    }
+
+    /// INTERACTIVE_RENEWAL after an upgrade names the upgrade (as V2 UPGRADE does); without one
+    /// it is the subject's renewal (a resubscription).
+    func testInteractiveRenewalReportsTheUpgradeItFollows() throws {
+        let upgraded = try NotificationV1.parse(
+            String(decoding: body(type: "INTERACTIVE_RENEWAL"), as: UTF8.self).replacing(
+                #""cancellation_date_ms":"150""#, with: #""cancellation_date_ms":"200","is_upgraded":"true""#).bytes,
+            receivedAtMs: 0)
+        XCTAssertEqual(upgraded.historyReport, NotificationReport(
+            appleNotificationType: "INTERACTIVE_RENEWAL", subjectTransactionID: "12", kind: .productChange,
+            productChange: .upgrade))
+        XCTAssertEqual(upgraded.eventKind, .renewal, "no event of its own: the store derives and names them")
+        let resubscribed = try NotificationV1.parse(body(type: "INTERACTIVE_RENEWAL"), receivedAtMs: 0)
+        XCTAssertEqual(resubscribed.historyReport, NotificationReport(
+            appleNotificationType: "INTERACTIVE_RENEWAL", subjectTransactionID: "12", kind: .renewal))
     }
 
     func testPureMapping() {

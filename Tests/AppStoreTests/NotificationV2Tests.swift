@@ -198,9 +198,11 @@ final class NotificationV2Tests: XCTestCase {
             ("REVOKE", nil, .record(.revoke)),
             ("REFUND_REVERSED", nil, .reverseRefund),
             ("TEST", nil, .ignore),
-            ("CONSUMPTION_REQUEST", nil, .record(.other)),
             ("OFFER_REDEEMED", "UPGRADE", .record(.other)),
-            ("RENEWAL_EXTENDED", nil, .record(.other)),
+            ("RENEWAL_EXTENDED", nil, .record(.renewalExtended)),
+            ("RENEWAL_EXTENSION", "FAILURE", .record(.renewalExtended)),
+            ("CONSUMPTION_REQUEST", nil, .record(.consumptionRequest)),
+            ("REFUND_DECLINED", nil, .record(.refundDeclined)),
             ("A_TYPE_FROM_NEXT_YEAR", "WHATEVER", .record(.other)),
         ]
         for (type, subtype, want) in table {

@@ -334,10 +334,12 @@ struct PostgresUpgradeTests {
             let current = try await PostgresTestServer.offPool {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
-                // Back before migration 14; the later ones undone too (grants, 15; daily_rollup, 16).
+                // Back before migration 14; the later ones undone too (grants, 15; daily_rollup, 16;
+                // consumption, 17).
                 try db.execute("""
                     UPDATE user_facts SET facts = '\\x\(version2u0)' WHERE user_id = 'u0';
                     DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE grants;
+                    DROP TABLE consumption_answers;
                     ALTER TABLE history_events DROP COLUMN actor; ALTER TABLE history_events DROP COLUMN reason;
                     DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill;
                     ALTER TABLE transactions DROP COLUMN price_milli; ALTER TABLE transactions DROP COLUMN currency;

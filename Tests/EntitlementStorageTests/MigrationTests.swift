@@ -17,7 +17,7 @@ final class MigrationTests: StoreTestCase {
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
-        XCTAssertEqual(names, ["account_tokens", "chains", "change_log_identity", "daily_rollup",
+        XCTAssertEqual(names, ["account_tokens", "chains", "change_log_identity", "consumption_answers", "daily_rollup",
                                "daily_rollup_backfill", "entitlement_changes",
                                "entitlement_heads", "entitlement_heads_baseline", "grants", "history_events",
                                "history_revisions", "pending_events", "processed_sources", "product_names",

@@ -131,11 +131,11 @@ final class ReadModelUpgradeTests: StoreTestCase {
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM user_facts WHERE substr(facts, 1, 1) < x'03'"), 3)
         let current = try recordBytes(db)["current"]
         // Back to version 24, before this migration (25): the later ones undone too (grants, 26;
-        // daily_rollup, 27).
+        // daily_rollup, 27; consumption answers, 28).
         try db.execute("""
             PRAGMA user_version = 24; DELETE FROM schema_migrations WHERE version >= 25; DROP TABLE grants;
             ALTER TABLE history_events DROP COLUMN actor; ALTER TABLE history_events DROP COLUMN reason;
-            DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill;
+            DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill; DROP TABLE consumption_answers;
             ALTER TABLE transactions DROP COLUMN price_milli; ALTER TABLE transactions DROP COLUMN currency
             """)
         db.close()

@@ -52,6 +52,8 @@ class FakeServerAPI:
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
         self.key_path.chmod(0o600)
         self.customers = []
+        self.orders = {}  # order id -> [signed transactions] (lookup; an unknown order is status 1)
+        self.extension_days_ms = {}  # original transaction id -> ms already added by extensions
         self.notifications = {"production": [], "sandbox": []}
         self.failures = {}  # endpoint -> [(status, body, retry_after_ms or None)]
         self.calls = []  # dicts: endpoint, environment, method, path, query, status, claims, token
@@ -160,6 +162,12 @@ class FakeServerAPI:
                     "notifications": "notifications"}.get(parts[2] if len(parts) > 2 else "", "unknown")
         if method == "PUT" and parts[-1] == "appAccountToken":
             endpoint = "app_account_token"  # Set App Account Token: PUT .../transactions/{id}/appAccountToken
+        elif len(parts) > 3 and parts[2] == "subscriptions" and parts[3] == "extend":
+            endpoint = "extend"  # PUT /inApps/v1/subscriptions/extend/{originalTransactionId}
+        elif len(parts) > 3 and parts[2] == "transactions" and parts[3] == "consumption":
+            endpoint = "consumption"  # PUT /inApps/v2/transactions/consumption/{transactionId}
+        elif len(parts) > 2 and parts[2] == "lookup":
+            endpoint = "lookup"  # GET /inApps/v1/lookup/{orderId}
         call = {"endpoint": endpoint, "environment": environment, "method": method, "path": path,
                 "query": query, "body": body, "at_ms": int(time.time() * 1000)}
         with self.lock:
@@ -198,9 +206,20 @@ class FakeServerAPI:
             if self.customer(environment, parts[-2]) is None:
                 return 404, {"errorCode": 4040005, "errorMessage": "Original transaction id not found."}
             return 200, None
+        if endpoint == "lookup":
+            signed = self.orders.get(parts[-1]) if environment == "production" else None
+            return 200, {"status": 0, "signedTransactions": signed} if signed else {"status": 1}
         customer = self.customer(environment, parts[-1])
         if customer is None:
             return 404, {"errorCode": 4040010, "errorMessage": "Transaction id not found."}
+        if endpoint == "consumption":
+            return 202, None
+        if endpoint == "extend":
+            latest = json.loads(b64url_decode(customer.signed_transactions[-1].split(".")[1]))
+            added = self.extension_days_ms.get(parts[-1], 0) + body["extendByDays"] * 86_400_000
+            self.extension_days_ms[parts[-1]] = added
+            return 200, {"originalTransactionId": parts[-1], "webOrderLineItemId": "8000",
+                         "effectiveDate": latest["expiresDate"] + added, "success": True}
         env_name = environment.capitalize()
         if endpoint == "history":
             start = int(query.get("revision", ["0"])[0])

@@ -35,6 +35,9 @@ def wired(binary, tmp_path):
             pytest.fail(f"{b} not built (swift build builds every product)")
     ent_port, sim_port, admin_port = free_port(), free_port(), free_port()
     root = tmp_path / "sim-root.pem"
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text('{"products": [{"product_id": "pro.monthly", "type": "auto_renewable", '
+                       '"entitlement_id": "pro"}]}')
     sim_log, ent_log = tmp_path / "sim.log", tmp_path / "ent.log"
     sim = subprocess.Popen([str(sim_bin), "serve", "--listen", f"127.0.0.1:{sim_port}", "--shared-secret", "demo",
                             "--bundle-id", "com.example.app", "--webhook-url",
@@ -54,7 +57,9 @@ def wired(binary, tmp_path):
                                 "--app-store-api-url", f"http://127.0.0.1:{sim_port}",
                                 "--app-store-api-sandbox-url", f"http://127.0.0.1:{sim_port}/sandbox",
                                 # Admin operations (the demo's reconcile), as Scripts/run serves them.
-                                "--admin-listen", f"127.0.0.1:{admin_port}"],
+                                "--admin-listen", f"127.0.0.1:{admin_port}",
+                                # Scripts/run's default catalog (the demo signs an offer for pro.monthly).
+                                "--catalog", str(catalog)],
                                env=dict(os.environ, ENTITLEMENTD_APPLE_SHARED_SECRET="demo"),
                                stdout=open(ent_log, "wb"), stderr=subprocess.STDOUT)
         procs.append(ent)
@@ -80,7 +85,7 @@ def test_demo_story(wired):
     assert result.returncode == 0, out + result.stderr
     steps = re.split(r"^### ", out, flags=re.M)[1:]
     watch = steps.pop() if steps and steps[-1].startswith("The watch window") else ""
-    assert len(steps) == 11, out
+    assert len(steps) == 14, out
     # 1: the app's way: a token from entitlementd, a purchase made with it, and the user active
     # from Apple's SUBSCRIBED notification alone (no receipt submitted for them).
     bought = steps.pop(0)
@@ -143,3 +148,17 @@ def test_demo_story(wired):
     for apple_type in ("DID_RENEW", "DID_FAIL_TO_RENEW/GRACE_PERIOD", "DID_RENEW/BILLING_RECOVERY", "REFUND"):
         assert re.search(rf"\s{re.escape(apple_type)}$", history, flags=re.M), (apple_type, history)
     assert "status=200" in ent_log.read_text()
+    # 12: a support extension: a week more, the expiry moved at once.
+    extended = steps[10]
+    assert re.search(r"^extended: \d+ now renews at ", extended, flags=re.M), extended
+    assert state_line(extended)[1] == "active"
+    # 13: the refund request answered once with the consumption data, only with consent.
+    answered = steps[11]
+    assert '"consumptionPercentage" : 80000' in answered and '"customerConsented" : true' in answered, answered
+    assert answered.count('"deliveryStatus" : "DELIVERED"') == 1, answered
+    # 14: an offer signed for dana: StoreKit's five values, the nonce a lowercase UUID.
+    offer = steps[12]
+    assert re.search(r"^keyIdentifier\s+SIMKEY0001$", offer, flags=re.M), offer
+    assert re.search(r"^nonce\s+[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", offer,
+                     flags=re.M), offer
+    assert re.search(r"^signature\s+[A-Za-z0-9+/=]{80,}$", offer, flags=re.M), offer

@@ -76,6 +76,7 @@ def test_an_unusable_key_stops_startup_with_a_message(binary, tmp_path, kind):
     (["--receipt-mode", "server-api"], "--receipt-mode server-api needs"),
     (["--app-store-api-rate", "0"], "--app-store-api-rate"),
     (["--app-store-api-rate", "fast"], "--app-store-api-rate"),
+    (["--refund-preference", "grant"], "--refund-preference must be none, decline, grant-full or grant-prorated"),
 ])
 def test_mode_and_rate_are_checked(binary, tmp_path, args, fragment):
     r = run(binary, *args, tmp_path=tmp_path)
@@ -98,5 +99,5 @@ def test_the_key_is_never_logged(server, tmp_path):
 def test_help_lists_the_server_api_flags(binary, tmp_path):
     r = subprocess.run([str(binary), "--help"], capture_output=True, text=True, timeout=15, cwd=tmp_path)
     for flag in ("--app-store-key PATH", "--app-store-key-id", "--app-store-issuer-id", "--app-store-api-url",
-                 "--app-store-api-sandbox-url", "--receipt-mode", "--app-store-api-rate"):
+                 "--app-store-api-sandbox-url", "--receipt-mode", "--app-store-api-rate", "--refund-preference"):
         assert flag in r.stdout

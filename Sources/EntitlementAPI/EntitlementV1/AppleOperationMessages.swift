@@ -123,6 +123,8 @@ extension EntitlementV1 {
         public var signature: String = ""
         /// The signed applicationUsername: the user's app account token, lowercase.
         public var appAccountToken: String = ""
+        /// The StoreKit 2 form: a compact JWS by the same key (Apple's promotional offer V2).
+        public var compactJWS: String = ""
 
         public init() {}
 
@@ -132,6 +134,7 @@ extension EntitlementV1 {
             .int64(3, \.timestampMs),
             .string(4, \.signature),
             .string(5, \.appAccountToken),
+            .string(6, \.compactJWS),
         ]
     }
 
