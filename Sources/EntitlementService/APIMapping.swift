@@ -134,6 +134,7 @@ enum APIMapping {
         case .claimRefused: return .claimRefused
         case .grant: return .grant
         case .grantRevoked: return .grantRevoked
+        case .refreshed: return .entitlementsRefreshed
         case .other: return .unspecified
         }
     }

@@ -16,6 +16,9 @@ public struct HistoryEvent: Sendable, Hashable {
         case grant
         /// An operator ended a grant early.
         case grantRevoked = "grant_revoked"
+        /// An operator asked Apple again for everything about the chain (Refresh from Apple in the
+        /// console), with a reason; what Apple reported that was new is recorded as its own events.
+        case refreshed
         /// A notification type we do not map; its raw name is in ``appleNotificationType``.
         case other
     }

@@ -28,6 +28,8 @@ package enum StorageCodes {
         case .claimRefused: 13
         case .grant: 14
         case .grantRevoked: 15
+        // 16-18 are Apple's operations' kinds.
+        case .refreshed: 19
         }
     }
 
