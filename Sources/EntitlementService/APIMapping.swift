@@ -139,6 +139,7 @@ enum APIMapping {
         case .renewalExtended: return .renewalExtended
         case .consumptionRequest: return .consumptionRequest
         case .refundDeclined: return .refundDeclined
+        case .refreshed: return .entitlementsRefreshed
         case .other: return .unspecified
         }
     }

@@ -24,6 +24,9 @@ public struct HistoryEvent: Sendable, Hashable {
         case consumptionRequest = "consumption_request"
         /// Apple declined a customer's refund request (REFUND_DECLINED).
         case refundDeclined = "refund_declined"
+        /// An operator asked Apple again for everything about the chain (Refresh from Apple in the
+        /// console), with a reason; what Apple reported that was new is recorded as its own events.
+        case refreshed
         /// A notification type we do not map; its raw name is in ``appleNotificationType``.
         case other
     }

@@ -31,6 +31,7 @@ package enum StorageCodes {
         case .renewalExtended: 16
         case .consumptionRequest: 17
         case .refundDeclined: 18
+        case .refreshed: 19
         }
     }
 

@@ -34,11 +34,12 @@ final class DailyRollupUpgradeTests: StoreTestCase {
         XCTAssertEqual(kept.map(\.newTrials).reduce(0, +), 2)
         XCTAssertEqual(kept.map(\.refunds).reduce(0, +), 1)
 
-        // Back to version 26, as a binary before the rollup left the file.
+        // Back to version 26, as a binary before the rollup left the file (consumption answers,
+        // 28, undone too).
         let db = try Connection(path: databasePath)
         try db.execute("""
             PRAGMA user_version = 26; DELETE FROM schema_migrations WHERE version >= 27;
-            DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill;
+            DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill; DROP TABLE consumption_answers;
             ALTER TABLE transactions DROP COLUMN price_milli; ALTER TABLE transactions DROP COLUMN currency
             """)
         db.close()

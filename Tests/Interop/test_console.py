@@ -336,6 +336,48 @@ def test_the_customer_page_shows_lost_chains_and_webhook_deliveries(pb, server, 
         receiver.stop()
 
 
+def test_refresh_from_apple_in_the_browser_is_in_history_with_who_and_why(pb, server, tokens, catalog, chromium,
+                                                                          tmp_path):
+    """Against the scripted App Store Server API: the refresh asks Apple, and the customer's
+    history shows who asked and why, on the chain asked about."""
+    if not shutil.which("openssl"):
+        pytest.skip("the openssl CLI is needed to generate the test PKI")
+    from fake_server_api import FakeServerAPI
+    from fast_signer import FastSigner
+    from test_server_api import subscription
+    pytest.importorskip("cryptography", reason="Scripts/test installs cryptography into the venv")
+    pki = PKI(tmp_path / "pki", "Test")
+    (tmp_path / "api").mkdir()
+    api = FakeServerAPI(tmp_path / "api")
+    try:
+        signed, status = subscription(FastSigner(pki), 71_000, 2)
+        api.add_customer(["71000", "71001"], signed, statuses=[status])
+        s = server(*api.flags(), "--apple-root-ca", pki.root_pem_path, "--admin-listen", "127.0.0.1:0",
+                   "--auth-tokens-file", tokens, "--catalog", catalog)
+        pb.ent_grpc.EntitlementServiceStub(s.channel()).SubmitReceipt(
+            pb.ent.SubmitReceiptRequest(user_id="refresh-me", transaction_id="71001"), timeout=30, metadata=md())
+        api.calls.clear()
+        page = sign_in(chromium, f"http://{admin_address(s)}/console/", SUPPORT)
+        search(page, "refresh-me")
+        page.get_by_label("Refresh reason").fill("customer says a renewal is missing")
+        page.get_by_role("button", name="Refresh from Apple").click()
+        expect(page.get_by_role("status")).to_be_visible()
+        assert api.calls_to("history"), "Apple was asked"
+        events = pb.ent_grpc.EntitlementServiceStub(s.channel()).ListHistory(
+            pb.ent.ListHistoryRequest(user_id="refresh-me"), timeout=10, metadata=md()).events
+        refreshed = [e for e in events if e.type == 19]
+        assert len(refreshed) == 1 and refreshed[0].actor == "alice", events
+        assert refreshed[0].reason == "customer says a renewal is missing"
+        history = page.get_by_role("table", name="History")
+        row = history.get_by_role("row").filter(has_text="customer says a renewal is missing")
+        expect(row).to_have_count(1)
+        expect(row).to_contain_text("alice")
+        expect(row).to_contain_text("operator")
+        expect(row).to_contain_text("71000")
+    finally:
+        api.close()
+
+
 def utc_day(ms):
     return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000))
 

@@ -30,6 +30,7 @@ extension EntitlementV1 {
         public static let consumptionRequest = EventType(rawValue: 16)
         public static let refundDeclined = EventType(rawValue: 17)
         public static let claimRefused = EventType(rawValue: 18)
+        public static let entitlementsRefreshed = EventType(rawValue: 19)
 
         public var description: String {
             switch self {
@@ -52,6 +53,7 @@ extension EntitlementV1 {
             case .consumptionRequest: "EVENT_TYPE_CONSUMPTION_REQUEST"
             case .refundDeclined: "EVENT_TYPE_REFUND_DECLINED"
             case .claimRefused: "EVENT_TYPE_CLAIM_REFUSED"
+            case .entitlementsRefreshed: "EVENT_TYPE_ENTITLEMENTS_REFRESHED"
             default: "EventType(\(rawValue))"
             }
         }
