@@ -37,13 +37,16 @@ extension Daemon {
     func consumptionAnswerer(store: any StoreBackend, apiClient: AppStoreServerClient?) -> ConsumptionAnswerer? {
         guard let apiClient else { return nil }
         let registry = metrics
+        let count = { @Sendable (outcome: String, by: Int) in
+            registry.increment("entitlementd_consumption_answers_total",
+                               help: "Answers to Apple's consumption requests by outcome (sent, rejected, retry, "
+                                   + "expired)",
+                               labels: [("outcome", outcome)], by: by)
+        }
+        // Every outcome from 0, so an alert's ratio has its series before the first request.
+        for outcome in ["sent", "rejected", "retry", "expired"] { count(outcome, 0) }
         return ConsumptionAnswerer(
             answers: store, client: apiClient, refundPreference: refundPreference, now: WallClock.unixMilliseconds,
-            logger: logger, observe: { outcome in
-                registry.increment("entitlementd_consumption_answers_total",
-                                   help: "Answers to Apple's consumption requests by outcome (sent, rejected, retry, "
-                                       + "expired)",
-                                   labels: [("outcome", outcome)])
-            })
+            logger: logger, observe: { outcome in count(outcome, 1) })
     }
 }

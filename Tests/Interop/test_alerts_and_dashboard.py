@@ -25,7 +25,6 @@ WEBHOOK_SECRET = "whsec-alerts-check"
 # Anything else missing from the scrape fails the test.
 NOT_FROM_ENTITLEMENTD = {
     "up": "Prometheus's own per-target series",
-    "entitlementd_consumption_answers_total": "arriving with the Apple operations",
 }
 
 # PromQL words that look like names; the modifiers' label lists are removed before this applies.
