@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         // The console's dashboard: daily figures -> HTML with server-rendered SVG charts, and CSV.
         // Pure functions over domain values; the console's routes call them.
-        .target(name: "ConsoleDashboard", dependencies: ["Entitlements"]),
+        .target(name: "ConsoleDashboard", dependencies: ["Entitlements", "ServiceRuntime"]),
         // Webhooks: the change log pushed to HTTP endpoints through the durable outbox.
         .target(name: "Webhooks",
                 dependencies: ["EntitlementPorts", "Entitlements", "JWS", "ServiceRuntime", "HTTPClient"]),
@@ -112,7 +112,7 @@ let package = Package(
                 dependencies: ["EntitlementService", "HTTPServer", "HTTP2", "HTTP1", "RPCCore",
                                "HTTPCore", "ServiceRuntime", "EntitlementPorts", "StorageCore", "SQLiteStore",
                                "PostgreSQLStore", "Entitlements", "JWS", "AppStoreServerAPI", "Webhooks", "Console",
-                               "ConsoleDashboard"]),
+                               "ConsoleDashboard", "EntitlementAPI"]),
         .executableTarget(name: "entitlementd", dependencies: ["EntitlementDaemon"]),
 
         // Test-only: the entitlementd.testing.v1 service (Seed writes facts for any user) and the
@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests",
                     dependencies: ["HTTPServer", "HTTP2", "HTTPCore", "CLinux", "SeededRandom", "TestSupport"]),
         .testTarget(name: "EntitlementsTests", dependencies: ["Entitlements", "SeededRandom"]),
-        .testTarget(name: "ConsoleDashboardTests", dependencies: ["ConsoleDashboard", "Entitlements"]),
+        .testTarget(name: "ConsoleDashboardTests", dependencies: ["ConsoleDashboard", "Entitlements", "ServiceRuntime"]),
         .testTarget(name: "ServiceRuntimeTests", dependencies: ["ServiceRuntime", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["HTTPClient", "TestSupport"]),
         .testTarget(name: "RPCClientTests",

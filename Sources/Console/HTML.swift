@@ -1,3 +1,5 @@
+import ServiceRuntime
+
 /// A fragment of HTML that is safe to send: markup written in this module, with every value
 /// interpolated into it escaped.
 ///
@@ -50,19 +52,5 @@ public struct HTML: Sendable, Equatable, ExpressibleByStringInterpolation, Custo
 
     /// `&`, `<`, `>`, `"` and `'` as character references: enough for text and for attribute
     /// values in either quote (the views always quote attributes).
-    public static func escape(_ text: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
-    }
+    public static func escape(_ text: String) -> String { HTMLEscaping.escape(text) }
 }

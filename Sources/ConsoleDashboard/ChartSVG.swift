@@ -1,4 +1,5 @@
 import Entitlements
+import ServiceRuntime
 
 /// One chart as an SVG bar chart, one bar per day, readable without colour: each series has
 /// its own fill pattern (stripes at an angle, or dots), the axes carry their numbers and dates

@@ -1,4 +1,5 @@
 import Entitlements
+import ServiceRuntime
 
 /// The dashboard as an HTML fragment for the console's page: a heading, then per chart a
 /// section with its SVG, a "Download CSV" link and the same numbers as a table.

@@ -1,5 +1,6 @@
 @testable import ConsoleDashboard
 import Entitlements
+import ServiceRuntime
 import Testing
 
 /// The dashboard's HTML, SVG and CSV from typed figures.

@@ -14,22 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from postgres_server import PostgresServer
+from test_migrate_store import postgres  # noqa: F401 (a fixture)
 
 DAY = 86_400_000
 NOW = int(time.time() * 1000)
 REPO = Path(__file__).resolve().parents[2]
 SEEDED = 150
-
-
-@pytest.fixture(scope="module")
-def postgres():
-    try:
-        server = PostgresServer.for_session(REPO)
-    except RuntimeError as error:
-        pytest.skip(f"no PostgreSQL server: {error}")
-    yield server
-    server.close()
 
 
 def seed(pb, channel, user, index):

@@ -12,7 +12,6 @@ The load is test_cluster's: purchases by SubmitReceipt and renewals by SubmitRec
 notification, with test_crash_loop's model of what was sent and acknowledged, checked through
 the API afterwards (`verify`: every acknowledged transaction there, none twice, no phantom)."""
 import random
-import shutil
 import subprocess
 import threading
 import time
@@ -22,21 +21,11 @@ import urllib.request
 import grpc
 import pytest
 
-from apple_pki import PKI
 from cluster_load import Outcomes, drive
-from fast_signer import FastSigner
 from postgres_server import PrivatePostgres
-from test_crash_loop import Model, verify
+from test_crash_loop import Model, fast_signer, verify  # noqa: F401 (fast_signer: a fixture)
 
 READY_WITHIN_S = 5.0
-
-
-@pytest.fixture(scope="module")
-def fast_signer(tmp_path_factory):
-    if not shutil.which("openssl"):
-        pytest.skip("the openssl CLI is needed to generate the test PKI")
-    pytest.importorskip("cryptography", reason="Scripts/test installs cryptography into the venv")
-    return FastSigner(PKI(tmp_path_factory.mktemp("pki"), "Test"))
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-/// The one escaping function between typed values and markup: every string the dashboard
-/// writes into HTML or SVG, text or attribute, goes through it.
+/// The one escaping function between typed values and markup: every string the console and its
+/// dashboard write into HTML or SVG, text or attribute, goes through it.
 public enum HTMLEscaping {
     /// `text` safe inside an element or a double- or single-quoted attribute.
     public static func escape(_ text: String) -> String {
