@@ -17,6 +17,9 @@ public final class Statement: SQLStatement {
     /// The server-side name and the session it was prepared in (`nil` until the first run).
     private var prepared: (name: String, session: Int)?
     var result: OpaquePointer?
+    /// Set for ROLLBACK (see ``Connection/flushForRollback()``) and COMMIT (checked for a
+    /// transaction the server had already failed, which COMMIT ends as a rollback).
+    private let isRollback, isCommit: Bool
     var row: Int32 = -1
     private var rowCount: Int32 = 0
 
@@ -39,6 +42,8 @@ public final class Statement: SQLStatement {
         self.sql = sql
         self.connection = connection
         rewritten = Placeholders.rewrite(sql)
+        isRollback = Connection.isRollback(sql)
+        isCommit = sql == "COMMIT"
         parameters = Array(repeating: .null, count: rewritten.parameterCount)
     }
 
@@ -97,8 +102,15 @@ public final class Statement: SQLStatement {
         for index in parameters.indices { parameters[index] = .null }
     }
 
+    /// The server-side name if prepared in `session` (nil: the next run prepares it).
+    func preparedName(in session: Int) -> String? {
+        guard let prepared, prepared.session == session else { return nil }
+        return prepared.name
+    }
+
     /// Prepares on the server if this session has not yet, then executes with the bindings.
     private func run() throws(PostgreSQLError) -> OpaquePointer {
+        if isRollback { connection.flushForRollback() } else { try connection.flushDeferred() }
         try connection.ensureConnected()
         let handle = connection.handle
         let name: String
@@ -122,12 +134,17 @@ public final class Statement: SQLStatement {
             throw error
         }
         guard let result else { preconditionFailure("check passes only a non-nil result") }
+        if isCommit, String(cString: PQcmdStatus(result)) == "ROLLBACK" {
+            PQclear(result)
+            throw PostgreSQLError(kind: .other, sqlState: nil,
+                                  message: "the transaction had failed, and COMMIT rolled it back", sql: sql)
+        }
         connection.recordChanges(result)
         return result
     }
 
     /// Lays every parameter out in one buffer (text NUL-terminated, blobs raw) for libpq.
-    private func withParameterArrays<R>(
+    func withParameterArrays<R>(
         _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> R
     ) -> R {
         var bytes: [UInt8] = [0]
