@@ -24,6 +24,17 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// whole, so a name it stored stays until it ends, while one stored by an earlier write may
     /// have been rolled back since (and its row id reused for another name).
     package var namesStoredThisWrite: [(name: String, row: Int64)] = []
+    /// Events the write's deferred inserts added (``insertDeferred(_:userRow:target:)``),
+    /// counted as their results are read; added to its outcome once they all are.
+    package var deferredNewEvents = 0
+    /// Product and group ids a committed transaction holds, with their rows: a name's row is
+    /// never deleted or changed, so once committed it is the name's for good, on every replica
+    /// sharing the database. Saves a lookup (a round trip on a server) per name per write.
+    /// Filled only after COMMIT (``rememberCommittedNames()``), never from a write in progress,
+    /// whose names a rollback may undo.
+    package var committedNames: [ExactID: Int64] = [:]
+    /// The names the open batch's successful writes hold (``keepWriteNames()``).
+    package var batchNames: [(name: String, row: Int64)] = []
 
     package init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db
@@ -39,6 +50,15 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// ``WriteOutcome/refusals`` (the store then throws), and a conflict under the reject policy
     /// throws before anything is written.
     package func record(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
+        deferredNewEvents = 0
+        var outcome = try recordFacts(write, affectedUsers: &affectedUsers)
+        // Every result read, so ``addedEvents`` and the count are complete.
+        try db.flushDeferred()
+        outcome.newEvents += deferredNewEvents
+        return outcome
+    }
+
+    private func recordFacts(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
         namesStoredThisWrite.removeAll(keepingCapacity: true)
         let now = clock()
         var outcome = WriteOutcome()
@@ -81,14 +101,20 @@ package final class FactsRecorder<DB: StorageEngine> {
                 outcome.tokenlessChainsTaken.append(claim.chainID)
             }
         }
+        // Transactions of chains this write created are looked up at once; when none is stored
+        // (the common case), each is inserted without waiting (a repeated one as before).
+        let inNewChains = write.transactions.filter { chainRows[ExactID($0.originalTransactionID)]?.isNew == true }
+        var absent = Set<ExactID>()
+        if !inNewChains.isEmpty, try noneStored(inNewChains.map(\.transactionID)) {
+            absent = Set(inNewChains.map { ExactID($0.transactionID) })
+        }
         for transaction in write.transactions {
             let chain = chainRows[chainRows.index(forKey: ExactID(transaction.originalTransactionID))!]
+            let isAbsent = chain.value.isNew && absent.remove(ExactID(transaction.transactionID)) != nil
             let stored = try store(transaction, chainRow: chain.value.row, chainID: chain.key.text,
-                                   source: write.source, chainIsNew: chain.value.isNew)
+                                   source: write.source, chainIsNew: chain.value.isNew, isAbsent: isAbsent)
             if stored.isNew { outcome.newTransactions += 1 }
-            for event in stored.events where try insert(event, userRow: userRow, target: stored.target) {
-                outcome.newEvents += 1
-            }
+            for event in stored.events { try insertDeferred(event, userRow: userRow, target: stored.target) }
         }
         for info in write.renewalInfos {
             try upsert(info, chainRow: chainRows[ExactID(info.originalTransactionID)]!.row)

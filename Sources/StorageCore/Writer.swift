@@ -168,6 +168,7 @@ package final class Writer<DB: StorageEngine> {
         appendedChanges = [:]
         pendingDueLagSeconds = nil
         batchFacts = [:]
+        recorder.batchNames = []
         do {
             try db.transaction(beginning: DB.beginWrite) {
                 // Time first: a change that was due before these facts arrived is not theirs.
@@ -206,6 +207,7 @@ package final class Writer<DB: StorageEngine> {
             answers = [{ Self.fail(batch[0], failure) }]
         }
         if committed {
+            recorder.rememberCommittedNames()
             health.recover()
             statistics.withLock { counters in
                 counters.commits += 1
@@ -259,6 +261,7 @@ package final class Writer<DB: StorageEngine> {
     private func keep(_ facts: [ExactID: UserFacts], if succeeded: Bool) {
         guard succeeded else { return }
         batchFacts.merge(facts) { _, newer in newer }
+        recorder.keepWriteNames()
     }
 
     /// Records one job, `isolated` in its own savepoint; returns whether it succeeded and how to
@@ -269,6 +272,7 @@ package final class Writer<DB: StorageEngine> {
     private func record(_ job: WriteJob<DB>, affectedUsers: inout Set<ExactID>, isolated: Bool) throws
         -> (succeeded: Bool, resume: () -> Void) {
         recorder.addedEvents = []
+        recorder.namesStoredThisWrite.removeAll(keepingCapacity: true)
         switch job {
         case let .write(write, continuation):
             var appended = 0
