@@ -20,6 +20,21 @@ extension Connection {
     struct Deferred {
         let sql: String
         let changed: ((Int) -> Void)?
+        /// A query sent by ``prefetch(_:)``, with the run it belongs to: its rows go to it.
+        var query: (statement: Statement, run: Int)?
+    }
+
+    /// Sends `statement` (bound, returning rows) without waiting, inside a transaction: its next
+    /// ``Statement/step()`` reads the rows once the pipeline is read, instead of a round trip
+    /// of its own. Outside a transaction, or not yet prepared in this session, it does nothing
+    /// (the step runs it). Bind nothing else before stepping it: the rows are this run's.
+    public func prefetch(_ statement: Statement) throws(PostgreSQLError) {
+        if deferred.isEmpty { try flushDeferred() }
+        guard deferred.isEmpty ? PQtransactionStatus(handle) == PQTRANS_INTRANS : true,
+              let name = statement.preparedName(in: session), statement.result == nil else { return }
+        try send(statement, name: name)
+        deferred.append(Deferred(sql: statement.sql, changed: nil, query: (statement, statement.run)))
+        statement.awaitsPipeline = true
     }
 
     /// Sends `statement` (which returns no rows) without waiting, inside a transaction; runs it
@@ -36,6 +51,11 @@ extension Connection {
             return
         }
         defer { statement.reset() }
+        try send(statement, name: name)
+        deferred.append(Deferred(sql: statement.sql, changed: changed))
+    }
+
+    private func send(_ statement: Statement, name: String) throws(PostgreSQLError) {
         if deferred.isEmpty && PQenterPipelineMode(handle) != 1 {
             throw lostInPipeline("entering pipeline mode")
         }
@@ -49,7 +69,6 @@ extension Connection {
             pipelineFailure = pipelineFailure ?? failure
             throw failure
         }
-        deferred.append(Deferred(sql: statement.sql, changed: changed))
     }
 
     /// Reads the results of every deferred statement (one sync, one wait) and leaves pipeline
@@ -68,14 +87,19 @@ extension Connection {
         var failure: PostgreSQLError?
         if PQpipelineSync(handle) != 1 { failure = lostInPipeline("sending the pipeline's sync") }
         for statement in pending {
+            statement.query?.statement.awaitsPipeline = false
             // Each statement's results end with NULL; a skipped one answers PIPELINE_ABORTED.
             while let result = PQgetResult(handle) {
-                defer { PQclear(result) }
+                var kept = false
+                defer { if !kept { PQclear(result) } }
                 guard failure == nil, PQresultStatus(result) != PGRES_PIPELINE_ABORTED else { continue }
                 do {
                     try check(result, sql: statement.sql)
                     recordChanges(result)
                     statement.changed?(changedRows)
+                    if let query = statement.query, query.statement.run == query.run, query.statement.result == nil {
+                        kept = query.statement.adopt(result)
+                    }
                 } catch {
                     failure = error
                 }

@@ -22,6 +22,10 @@ public final class Statement: SQLStatement {
     private let isRollback, isCommit: Bool
     var row: Int32 = -1
     private var rowCount: Int32 = 0
+    /// Counts resets: a prefetched result belongs to the run it was sent in.
+    private(set) var run = 0
+    /// Sent by ``Connection/prefetch(_:)``; its rows arrive when the pipeline is read.
+    var awaitsPipeline = false
 
     enum Parameter {
         case null, integer(Int64), boolean(Bool), text(String), blob([UInt8])
@@ -77,8 +81,9 @@ public final class Statement: SQLStatement {
 
     /// Advances to the next row: `true` when a row is available, `false` when done.
     public func step() throws(PostgreSQLError) -> Bool {
+        if result == nil && awaitsPipeline { try connection.flushDeferred() }
         if result == nil {
-            let fetched = try run()
+            let fetched = try runNow()
             result = fetched
             row = -1
             rowCount = PQntuples(fetched)
@@ -97,6 +102,8 @@ public final class Statement: SQLStatement {
     public func reset() {
         if let result { PQclear(result) }
         result = nil
+        run += 1
+        awaitsPipeline = false
         row = -1
         rowCount = 0
         for index in parameters.indices { parameters[index] = .null }
@@ -109,7 +116,16 @@ public final class Statement: SQLStatement {
     }
 
     /// Prepares on the server if this session has not yet, then executes with the bindings.
-    private func run() throws(PostgreSQLError) -> OpaquePointer {
+    /// Takes a prefetched run's rows; false (the caller frees it) unless it holds rows.
+    func adopt(_ fetched: OpaquePointer) -> Bool {
+        guard PQresultStatus(fetched) == PGRES_TUPLES_OK else { return false }
+        result = fetched
+        row = -1
+        rowCount = PQntuples(fetched)
+        return true
+    }
+
+    private func runNow() throws(PostgreSQLError) -> OpaquePointer {
         if isRollback { connection.flushForRollback() } else { try connection.flushDeferred() }
         try connection.ensureConnected()
         let handle = connection.handle

@@ -66,6 +66,10 @@ public protocol SQLConnection: AnyObject, SendableMetatype {
     func executeDeferred(_ statement: Statement, then changed: ((Int) -> Void)?) throws
     /// Reads every deferred statement's result; throws the first failure among them.
     func flushDeferred() throws
+    /// Sends `statement`, bound and returning rows, ahead of its first ``SQLStatement/step()``
+    /// where an engine can (its rows then come with the next answer the connection waits for);
+    /// nothing elsewhere. Bind nothing else before stepping it.
+    func prefetch(_ statement: Statement) throws
 }
 
 extension SQLConnection {
@@ -75,6 +79,8 @@ extension SQLConnection {
     }
 
     public func flushDeferred() throws {}
+
+    public func prefetch(_ statement: Statement) throws {}
 
     /// ``executeDeferred(_:then:)`` without interest in the count.
     public func executeDeferred(_ statement: Statement) throws {

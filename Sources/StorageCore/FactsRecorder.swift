@@ -33,6 +33,12 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// Filled only after COMMIT (``rememberCommittedNames()``), never from a write in progress,
     /// whose names a rollback may undo.
     package var committedNames: [ExactID: Int64] = [:]
+    /// The user rows the write in progress found or created, by user id: what the change
+    /// recorder would otherwise look up again (emptied as each write starts, as a rollback
+    /// undoes a created row with its write).
+    package var writeUserRows: [ExactID: Int64] = [:]
+    /// Whether the write's source was processed already, once its deferred insert is read.
+    private var sourceWasProcessed: Bool?
     /// The names the open batch's successful writes hold (``keepWriteNames()``).
     package var batchNames: [(name: String, row: Int64)] = []
 
@@ -51,10 +57,13 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// throws before anything is written.
     package func record(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
         deferredNewEvents = 0
+        sourceWasProcessed = nil
+        writeUserRows.removeAll(keepingCapacity: true)
         var outcome = try recordFacts(write, affectedUsers: &affectedUsers)
-        // Every result read, so ``addedEvents`` and the count are complete.
+        // Every result read, so ``addedEvents``, the count and the source's answer are complete.
         try db.flushDeferred()
         outcome.newEvents += deferredNewEvents
+        if let sourceWasProcessed { outcome.alreadyProcessed = sourceWasProcessed }
         return outcome
     }
 
@@ -87,7 +96,10 @@ package final class FactsRecorder<DB: StorageEngine> {
         }
         let userRow = try userRowID(write.userID, now: now)
         if let sourceID = write.sourceID {
-            outcome.alreadyProcessed = try markProcessed(write.source, sourceID, userRow: userRow, now: now)
+            // Only reported: nothing below depends on it, so it need not be waited for.
+            try db.executeDeferred(bindMarkProcessed(write.source, sourceID, userRow: userRow, now: now)) { [self] in
+                sourceWasProcessed = $0 == 0
+            }
         }
         affectedUsers.insert(ExactID(write.userID))
 
@@ -128,11 +140,17 @@ package final class FactsRecorder<DB: StorageEngine> {
         let find = statements.findUser
         find.bind(userID, at: 1)
         defer { find.reset() }
-        if try find.step() { return find.int64(at: 0) }
-        let insert = statements.insertUser
-        insert.bind(userID, at: 1)
-        insert.bind(now, at: 2)
-        return try returnedID(insert)
+        let row: Int64
+        if try find.step() {
+            row = find.int64(at: 0)
+        } else {
+            let insert = statements.insertUser
+            insert.bind(userID, at: 1)
+            insert.bind(now, at: 2)
+            row = try returnedID(insert)
+        }
+        writeUserRows[ExactID(userID)] = row
+        return row
     }
 
     /// Records the source as processed; returns whether it already was.
@@ -141,13 +159,18 @@ package final class FactsRecorder<DB: StorageEngine> {
     package func markProcessed(
         _ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64
     ) throws -> Bool {
+        try bindMarkProcessed(source, sourceID, userRow: userRow, now: now).execute()
+        return db.changes == 0
+    }
+
+    private func bindMarkProcessed(_ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64)
+        -> DB.Statement {
         let insert = statements.markProcessed
         insert.bind(source.rawValue, at: 1)
         insert.bind(sourceID, at: 2)
         insert.bind(userRow, at: 3)
         insert.bind(now, at: 4)
-        try insert.execute()
-        return db.changes == 0
+        return insert
     }
 
     /// The chain's row, created for, bound to or moved to the writing user as `claim` decided,

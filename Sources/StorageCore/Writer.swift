@@ -253,7 +253,7 @@ package final class Writer<DB: StorageEngine> {
     private func recordChanges(of users: Set<ExactID>, facts: inout [ExactID: UserFacts]) throws -> Int {
         defer { recorder.addedEvents = [] }
         return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents,
-                                         readFacts: &facts)
+                                         readFacts: &facts, knownRows: recorder.writeUserRows)
     }
 
     /// Keeps the facts a write that committed to its savepoint left its users with (a failed
@@ -273,6 +273,7 @@ package final class Writer<DB: StorageEngine> {
         -> (succeeded: Bool, resume: () -> Void) {
         recorder.addedEvents = []
         recorder.namesStoredThisWrite.removeAll(keepingCapacity: true)
+        recorder.writeUserRows.removeAll(keepingCapacity: true)
         switch job {
         case let .write(write, continuation):
             var appended = 0
