@@ -16,10 +16,15 @@ extension FactsRecorder {
     /// Whether none of `transactionIDs` is stored: one statement per 16 ids, instead of one
     /// insert-or-look per transaction (a round trip each on a server).
     package func noneStored(_ transactionIDs: [String]) throws -> Bool {
-        let width = FactsRecorderSQL.idsPerLookup
-        for start in stride(from: 0, to: transactionIDs.count, by: width) {
+        let widest = FactsRecorderSQL.lookupWidths.count - 1
+        var start = 0
+        while start < transactionIDs.count {
+            let left = transactionIDs.count - start
+            let choice = FactsRecorderSQL.lookupWidths.firstIndex { $0 >= left } ?? widest
+            let width = FactsRecorderSQL.lookupWidths[choice]
             let chunk = transactionIDs[start..<min(start + width, transactionIDs.count)]
-            let find = statements.anyTransactionStored
+            start += chunk.count
+            let find = statements.anyTransactionStored[choice]
             defer { find.reset() }
             for index in 0..<width {
                 DB.bindDecimalID(chunk[chunk.startIndex + min(index, chunk.count - 1)], at: Int32(index + 1), of: find)

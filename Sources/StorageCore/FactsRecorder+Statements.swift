@@ -10,7 +10,9 @@ extension FactsRecorder {
     package struct Statements {
         package let findUser, insertUser, markProcessed, findChain, insertChain: DB.Statement
         package let storedTransaction, refundReversedAt, insertTransaction, updateTransaction: DB.Statement
-        package let insertTransactionUnlessStored, anyTransactionStored: DB.Statement
+        package let insertTransactionUnlessStored: DB.Statement
+        /// ``FactsRecorderSQL/anyTransactionStored(width:)`` for each of ``FactsRecorderSQL/lookupWidths``.
+        package let anyTransactionStored: [DB.Statement]
         package let findProductName, storeProductName, upsertRenewalInfo: DB.Statement
         package let insertHistoryEvent, insertPendingEvent: DB.Statement
         package let insertPointingHistoryEvent: DB.Statement
@@ -26,7 +28,9 @@ extension FactsRecorder {
             refundReversedAt = try db.prepare(FactsRecorderSQL.refundReversedAt)
             insertTransaction = try db.prepare(FactsRecorderSQL.insertTransaction)
             insertTransactionUnlessStored = try db.prepare(FactsRecorderSQL.insertTransactionUnlessStored)
-            anyTransactionStored = try db.prepare(FactsRecorderSQL.anyTransactionStored)
+            anyTransactionStored = try FactsRecorderSQL.lookupWidths.map {
+                try db.prepare(FactsRecorderSQL.anyTransactionStored(width: $0))
+            }
             updateTransaction = try db.prepare(FactsRecorderSQL.updateTransaction)
             findProductName = try db.prepare(FactsRecorderSQL.findProductName)
             storeProductName = try db.prepare(FactsRecorderSQL.storeProductName)
@@ -60,14 +64,16 @@ package enum FactsRecorderSQL {
         SELECT \(Transaction.selectColumns), t.id
         FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?
         """
-    package static let idsPerLookup = 16
-    /// Binds ``idsPerLookup`` transaction ids (a shorter list repeats its last). One equality
-    /// per id rather than `IN (...)`: PostgreSQL's generic plan for an IN list, made while the
-    /// table was small, stayed a sequential scan (0.8 ms a run); an equality on a unique column
-    /// is an index probe whatever the statistics say.
-    package static let anyTransactionStored = (1...idsPerLookup)
-        .map { "SELECT 1 FROM transactions WHERE transaction_id = ?\($0)" }
-        .joined(separator: " UNION ALL ") + " LIMIT 1"
+    /// How many ids one lookup binds: the narrowest that holds them (a shorter list repeats its
+    /// last id, a longer one takes several lookups), so a receipt of 7 probes 8 ids, not 16.
+    package static let lookupWidths = [4, 8, 16]
+    /// Binds `width` transaction ids. One equality per id rather than `IN (...)`: PostgreSQL's
+    /// generic plan for an IN list, made while the table was small, stayed a sequential scan
+    /// (0.8 ms a run); an equality on a unique column is an index probe whatever the statistics.
+    package static func anyTransactionStored(width: Int) -> String {
+        (1...width).map { "SELECT 1 FROM transactions WHERE transaction_id = ?\($0)" }
+            .joined(separator: " UNION ALL ") + " LIMIT 1"
+    }
     package static let refundReversedAt = "SELECT reversed_at_ms FROM refund_reversals WHERE transaction_id = ?"
     /// Binds the product id (3) and group id (11) as their `product_names` rows
     /// (``FactsRecorder/productNameRow(_:)``).
