@@ -27,7 +27,8 @@ extension Connection {
     /// Sends `statement` (bound, returning rows) without waiting, inside a transaction: its next
     /// ``Statement/step()`` reads the rows once the pipeline is read, instead of a round trip
     /// of its own. Outside a transaction, or not yet prepared in this session, it does nothing
-    /// (the step runs it). Bind nothing else before stepping it: the rows are this run's.
+    /// (the step runs it). Binding a different value before that step drops the prefetched run;
+    /// a run never stepped must be reset before the rows could be stale (its caller's job).
     public func prefetch(_ statement: Statement) throws(PostgreSQLError) {
         if deferred.isEmpty { try flushDeferred() }
         guard deferred.isEmpty ? PQtransactionStatus(handle) == PQTRANS_INTRANS : true,
@@ -35,6 +36,7 @@ extension Connection {
         try send(statement, name: name)
         deferred.append(Deferred(sql: statement.sql, changed: nil, query: (statement, statement.run)))
         statement.awaitsPipeline = true
+        statement.isPrefetched = true
     }
 
     /// Sends `statement` (which returns no rows) without waiting, inside a transaction; runs it

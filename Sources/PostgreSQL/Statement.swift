@@ -26,9 +26,24 @@ public final class Statement: SQLStatement {
     private(set) var run = 0
     /// Sent by ``Connection/prefetch(_:)``; its rows arrive when the pipeline is read.
     var awaitsPipeline = false
+    /// A prefetched run not stepped yet: binding a different value drops it, so its rows never
+    /// answer other parameters.
+    var isPrefetched = false
 
     enum Parameter {
         case null, integer(Int64), boolean(Bool), text(String), blob([UInt8])
+
+        /// Equal values of the same kind, text compared byte for byte (as the server compares it).
+        func isSame(as other: Parameter) -> Bool {
+            switch (self, other) {
+            case (.null, .null): true
+            case let (.integer(a), .integer(b)): a == b
+            case let (.boolean(a), .boolean(b)): a == b
+            case let (.text(a), .text(b)): a.utf8.elementsEqual(b.utf8)
+            case let (.blob(a), .blob(b)): a == b
+            default: false
+            }
+        }
 
         /// The declared type: `int8`, `text`, `bytea`; 0 lets the server infer it from context
         /// (a Bool binds as `1`/`0`, which reads as either an integer or a boolean column).
@@ -57,7 +72,19 @@ public final class Statement: SQLStatement {
 
     private func set(_ parameter: Parameter, at index: Int32) {
         guard index >= 1 && Int(index) <= parameters.count else { return }
+        if isPrefetched && !parameters[Int(index) - 1].isSame(as: parameter) { dropPrefetched() }
         parameters[Int(index) - 1] = parameter
+    }
+
+    /// Forgets a prefetched run (its result, or the one still in the pipeline); keeps the bindings.
+    private func dropPrefetched() {
+        if let result { PQclear(result) }
+        result = nil
+        run += 1
+        awaitsPipeline = false
+        isPrefetched = false
+        row = -1
+        rowCount = 0
     }
 
     public func bind(_ value: Int64, at index: Int32) { set(.integer(value), at: index) }
@@ -82,6 +109,7 @@ public final class Statement: SQLStatement {
     /// Advances to the next row: `true` when a row is available, `false` when done.
     public func step() throws(PostgreSQLError) -> Bool {
         if result == nil && awaitsPipeline { try connection.flushDeferred() }
+        isPrefetched = false
         if result == nil {
             let fetched = try runNow()
             result = fetched
@@ -104,6 +132,7 @@ public final class Statement: SQLStatement {
         result = nil
         run += 1
         awaitsPipeline = false
+        isPrefetched = false
         row = -1
         rowCount = 0
         for index in parameters.indices { parameters[index] = .null }

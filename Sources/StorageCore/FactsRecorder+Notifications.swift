@@ -30,9 +30,18 @@ extension FactsRecorder {
             throw StoreError.eventWithoutChain(sourceID: notification.sourceID, eventID: orphan.eventID)
         }
         let now = clock()
-        if try markProcessed(notification.source, notification.sourceID, userRow: nil, now: now) {
-            return NotificationOutcome(duplicate: true)
-        }
+        // The source's mark and the first lookups go together: one wait on a server.
+        sourceWasProcessed = nil
+        defer { dropPrefetches() }
+        let mark = bindMarkProcessed(notification.source, notification.sourceID, userRow: nil, now: now)
+        try db.executeDeferred(mark) { [self] in sourceWasProcessed = $0 == 0 }
+        let firstChain = notification.transactions.first?.originalTransactionID
+            ?? notification.renewalInfos.first?.originalTransactionID
+            ?? notification.events.first?.originalTransactionID
+        try prefetchFirstReads(userID: nil, chainID: firstChain,
+                               transactionIDs: notification.transactions.map(\.transactionID))
+        try db.flushDeferred()
+        if sourceWasProcessed == true { return NotificationOutcome(duplicate: true) }
         var outcome = NotificationOutcome()
         var owners = Set<ExactID>()
         for transactionID in notification.reversedRefunds {

@@ -16,19 +16,11 @@ extension FactsRecorder {
     /// Whether none of `transactionIDs` is stored: one statement per 16 ids, instead of one
     /// insert-or-look per transaction (a round trip each on a server).
     package func noneStored(_ transactionIDs: [String]) throws -> Bool {
-        let widest = FactsRecorderSQL.lookupWidths.count - 1
         var start = 0
         while start < transactionIDs.count {
-            let left = transactionIDs.count - start
-            let choice = FactsRecorderSQL.lookupWidths.firstIndex { $0 >= left } ?? widest
-            let width = FactsRecorderSQL.lookupWidths[choice]
-            let chunk = transactionIDs[start..<min(start + width, transactionIDs.count)]
-            start += chunk.count
-            let find = statements.anyTransactionStored[choice]
+            let (find, taken) = bindLookup(transactionIDs[start...])
+            start += taken
             defer { find.reset() }
-            for index in 0..<width {
-                DB.bindDecimalID(chunk[chunk.startIndex + min(index, chunk.count - 1)], at: Int32(index + 1), of: find)
-            }
             if try find.step() { return false }
         }
         return true

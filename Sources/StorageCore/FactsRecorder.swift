@@ -38,7 +38,7 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// undoes a created row with its write).
     package var writeUserRows: [ExactID: Int64] = [:]
     /// Whether the write's source was processed already, once its deferred insert is read.
-    private var sourceWasProcessed: Bool?
+    package var sourceWasProcessed: Bool?
     /// The names the open batch's successful writes hold (``keepWriteNames()``).
     package var batchNames: [(name: String, row: Int64)] = []
 
@@ -59,6 +59,11 @@ package final class FactsRecorder<DB: StorageEngine> {
         deferredNewEvents = 0
         sourceWasProcessed = nil
         writeUserRows.removeAll(keepingCapacity: true)
+        defer { dropPrefetches() }
+        try prefetchFirstReads(userID: write.userID,
+                               chainID: write.transactions.first?.originalTransactionID
+                                   ?? write.renewalInfos.first?.originalTransactionID,
+                               transactionIDs: write.transactions.map(\.transactionID))
         var outcome = try recordFacts(write, affectedUsers: &affectedUsers)
         // Every result read, so ``addedEvents``, the count and the source's answer are complete.
         try db.flushDeferred()
@@ -163,7 +168,7 @@ package final class FactsRecorder<DB: StorageEngine> {
         return db.changes == 0
     }
 
-    private func bindMarkProcessed(_ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64)
+    package func bindMarkProcessed(_ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64)
         -> DB.Statement {
         let insert = statements.markProcessed
         insert.bind(source.rawValue, at: 1)

@@ -88,6 +88,12 @@ struct PostgresPipelineTests {
             find.bind("c", at: 1)
             #expect(try find.step() && find.int64(at: 0) == 3)
             find.reset()
+            // Bound to another value before its step: the prefetched rows are not its answer.
+            find.bind("a", at: 1)
+            try db.prefetch(find)
+            find.bind("b", at: 1)
+            #expect(try find.step() && find.int64(at: 0) == 2)
+            find.reset()
             try db.execute("COMMIT")
         }
     }
