@@ -40,6 +40,7 @@ extension FactsRecorder {
             ?? notification.events.first?.originalTransactionID
         try prefetchFirstReads(userID: nil, chainID: firstChain,
                                transactionIDs: notification.transactions.map(\.transactionID))
+        let chainSent = try firstChain.map(prefetchOwnerlessChain) ?? false
         try db.flushDeferred()
         if sourceWasProcessed == true { return NotificationOutcome(duplicate: true) }
         var outcome = NotificationOutcome()
@@ -60,7 +61,8 @@ extension FactsRecorder {
             if let stored = try findChain(chainID) {
                 found = stored
             } else {
-                found = StoredChain(row: try insertChain(chainID, userRow: nil, now: now))
+                let sent = chainSent && firstChain?.hasSameBytes(as: chainID) == true
+                found = StoredChain(row: try ownerlessChainRow(chainID, sent: sent, now: now))
                 newChains.insert(ExactID(chainID))
             }
             let chain = try bindByToken(found, chainID: chainID, transactions: notification.transactions,

@@ -28,6 +28,28 @@ extension FactsRecorder {
         statements.findUser.reset()
         statements.findChain.reset()
         for find in statements.anyTransactionStored { find.reset() }
+        statements.insertOwnerlessChainUnlessStored?.reset()
+    }
+
+    /// Sends the insert of a notification's first chain in case it is new, after its lookup (so
+    /// the lookup does not see it); a stored chain is left alone. Only where the engine returns
+    /// the new row's id; returns whether it was sent.
+    package func prefetchOwnerlessChain(_ chainID: String) throws -> Bool {
+        guard let insert = statements.insertOwnerlessChainUnlessStored else { return false }
+        DB.bindDecimalID(chainID, at: 1, of: insert)
+        try db.prefetch(insert)
+        return true
+    }
+
+    /// The row the sent insert created for `chainID`, or one inserted now when it created none
+    /// (nothing was sent, or the engine ran nothing ahead).
+    package func ownerlessChainRow(_ chainID: String, sent: Bool, now: Int64) throws -> Int64 {
+        if sent, let insert = statements.insertOwnerlessChainUnlessStored {
+            DB.bindDecimalID(chainID, at: 1, of: insert)
+            defer { insert.reset() }
+            if try insert.step() { return insert.int64(at: 0) }
+        }
+        return try insertChain(chainID, userRow: nil, now: now)
     }
 
     /// The narrowest ``FactsRecorderSQL/anyTransactionStored(width:)`` statement for the first

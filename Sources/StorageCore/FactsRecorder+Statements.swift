@@ -9,6 +9,9 @@ extension FactsRecorder {
     /// upgrades, confirmations) still look theirs up.
     package struct Statements {
         package let findUser, insertUser, markProcessed, findChain, insertChain: DB.Statement
+        /// ``FactsRecorderSQL/insertOwnerlessChainUnlessStored`` where the engine returns ids
+        /// (``StorageEngine/returningIDClause``), else nil.
+        package let insertOwnerlessChainUnlessStored: DB.Statement?
         package let storedTransaction, refundReversedAt, insertTransaction, updateTransaction: DB.Statement
         package let insertTransactionUnlessStored: DB.Statement
         /// ``FactsRecorderSQL/anyTransactionStored(width:)`` for each of ``FactsRecorderSQL/lookupWidths``.
@@ -24,6 +27,8 @@ extension FactsRecorder {
             markProcessed = try db.prepare(FactsRecorderSQL.markProcessed)
             findChain = try db.prepare(FactsRecorderSQL.findChain)
             insertChain = try db.prepare(FactsRecorderSQL.insertChain + DB.returningIDClause)
+            insertOwnerlessChainUnlessStored = DB.returningIDClause.isEmpty ? nil
+                : try db.prepare(FactsRecorderSQL.insertOwnerlessChainUnlessStored + DB.returningIDClause)
             storedTransaction = try db.prepare(FactsRecorderSQL.storedTransactionSQL)
             refundReversedAt = try db.prepare(FactsRecorderSQL.refundReversedAt)
             insertTransaction = try db.prepare(FactsRecorderSQL.insertTransaction)
@@ -58,6 +63,12 @@ package enum FactsRecorderSQL {
         WHERE c.original_transaction_id = ?
         """
     /// Completed by ``StorageEngine/returningIDClause`` as ``insertUser``.
+    /// A notification's chain, sent before it is known to be new (its row comes back only when
+    /// it was): completed by a RETURNING clause, so only where the engine has one.
+    package static let insertOwnerlessChainUnlessStored = """
+        INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, NULL, NULL)
+        ON CONFLICT (original_transaction_id) DO NOTHING
+        """
     package static let insertChain =
         "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?)"
     package static let storedTransactionSQL = """
