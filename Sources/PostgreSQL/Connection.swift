@@ -24,8 +24,17 @@ public final class Connection: SQLConnection {
     /// Increases on every reconnect: a statement prepared in an older session prepares again.
     public private(set) var session = 0
 
-    /// Rows changed by the last INSERT, UPDATE, DELETE or MERGE run on this connection.
-    public internal(set) var changes = 0
+    /// Rows changed by the last INSERT, UPDATE, DELETE or MERGE run on this connection (a
+    /// deferred one's once its result is read, which asking for this does).
+    public var changes: Int {
+        if !deferred.isEmpty { try? flushDeferred() }
+        return changedRows
+    }
+    var changedRows = 0
+    /// Statements sent in pipeline mode, results unread (see `Connection+Pipeline.swift`).
+    var deferred: [Deferred] = []
+    /// A deferred statement's failure, thrown again until its transaction is rolled back.
+    var pipelineFailure: PostgreSQLError?
 
     /// Connects now; throws ``PostgreSQLError/Kind/connectionLost`` when the server cannot be
     /// reached or refuses the login.
@@ -90,9 +99,13 @@ public final class Connection: SQLConnection {
                                   message: "the connection to \(url.redacted) is closed; open a new one")
         }
         guard PQstatus(handle) != CONNECTION_OK else { return }
+        // Deferred statements were lost with the session: their caller hears it first.
+        if !deferred.isEmpty { try flushDeferred() }
         statements.removeAll()
         session += 1
-        changes = 0
+        changedRows = 0
+        deferred = []
+        pipelineFailure = nil
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(handle)).trimmed
@@ -106,6 +119,7 @@ public final class Connection: SQLConnection {
 
     /// Runs one or more statements without parameters (DDL, SET, BEGIN/COMMIT).
     public func execute(_ sql: String) throws(PostgreSQLError) {
+        if Self.isRollback(sql) { flushForRollback() } else { try flushDeferred() }
         try ensureConnected()
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
@@ -145,6 +159,7 @@ public final class Connection: SQLConnection {
 
     /// Whether a transaction block is open (also when it failed and awaits ROLLBACK).
     public var isInTransaction: Bool {
+        if !deferred.isEmpty { return true }
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
@@ -183,7 +198,12 @@ public final class Connection: SQLConnection {
         let command = String(cString: status)
         guard command.hasPrefix("INSERT") || command.hasPrefix("UPDATE") || command.hasPrefix("DELETE")
             || command.hasPrefix("MERGE") else { return }
-        changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        changedRows = Int(String(cString: PQcmdTuples(result))) ?? 0
+    }
+
+    /// Whether `sql` ends the transaction or savepoint a deferred failure belongs to.
+    static func isRollback(_ sql: String) -> Bool {
+        sql.utf8.prefix(8).elementsEqual("ROLLBACK".utf8)
     }
 
     /// `name` as a quoted SQL identifier (for LISTEN, which takes no parameters).

@@ -17,11 +17,33 @@ public final class Statement: SQLStatement {
     /// The server-side name and the session it was prepared in (`nil` until the first run).
     private var prepared: (name: String, session: Int)?
     var result: OpaquePointer?
+    /// Set for ROLLBACK (see ``Connection/flushForRollback()``) and COMMIT (checked for a
+    /// transaction the server had already failed, which COMMIT ends as a rollback).
+    private let isRollback, isCommit: Bool
     var row: Int32 = -1
     private var rowCount: Int32 = 0
+    /// Counts resets: a prefetched result belongs to the run it was sent in.
+    private(set) var run = 0
+    /// Sent by ``Connection/prefetch(_:)``; its rows arrive when the pipeline is read.
+    var awaitsPipeline = false
+    /// A prefetched run not stepped yet: binding a different value drops it, so its rows never
+    /// answer other parameters.
+    var isPrefetched = false
 
     enum Parameter {
         case null, integer(Int64), boolean(Bool), text(String), blob([UInt8])
+
+        /// Equal values of the same kind, text compared byte for byte (as the server compares it).
+        func isSame(as other: Parameter) -> Bool {
+            switch (self, other) {
+            case (.null, .null): true
+            case let (.integer(a), .integer(b)): a == b
+            case let (.boolean(a), .boolean(b)): a == b
+            case let (.text(a), .text(b)): a.utf8.elementsEqual(b.utf8)
+            case let (.blob(a), .blob(b)): a == b
+            default: false
+            }
+        }
 
         /// The declared type: `int8`, `text`, `bytea`; 0 lets the server infer it from context
         /// (a Bool binds as `1`/`0`, which reads as either an integer or a boolean column).
@@ -39,6 +61,8 @@ public final class Statement: SQLStatement {
         self.sql = sql
         self.connection = connection
         rewritten = Placeholders.rewrite(sql)
+        isRollback = Connection.isRollback(sql)
+        isCommit = sql == "COMMIT"
         parameters = Array(repeating: .null, count: rewritten.parameterCount)
     }
 
@@ -48,7 +72,19 @@ public final class Statement: SQLStatement {
 
     private func set(_ parameter: Parameter, at index: Int32) {
         guard index >= 1 && Int(index) <= parameters.count else { return }
+        if isPrefetched && !parameters[Int(index) - 1].isSame(as: parameter) { dropPrefetched() }
         parameters[Int(index) - 1] = parameter
+    }
+
+    /// Forgets a prefetched run (its result, or the one still in the pipeline); keeps the bindings.
+    private func dropPrefetched() {
+        if let result { PQclear(result) }
+        result = nil
+        run += 1
+        awaitsPipeline = false
+        isPrefetched = false
+        row = -1
+        rowCount = 0
     }
 
     public func bind(_ value: Int64, at index: Int32) { set(.integer(value), at: index) }
@@ -72,8 +108,10 @@ public final class Statement: SQLStatement {
 
     /// Advances to the next row: `true` when a row is available, `false` when done.
     public func step() throws(PostgreSQLError) -> Bool {
+        if result == nil && awaitsPipeline { try connection.flushDeferred() }
+        isPrefetched = false
         if result == nil {
-            let fetched = try run()
+            let fetched = try runNow()
             result = fetched
             row = -1
             rowCount = PQntuples(fetched)
@@ -92,13 +130,32 @@ public final class Statement: SQLStatement {
     public func reset() {
         if let result { PQclear(result) }
         result = nil
+        run += 1
+        awaitsPipeline = false
+        isPrefetched = false
         row = -1
         rowCount = 0
         for index in parameters.indices { parameters[index] = .null }
     }
 
+    /// The server-side name if prepared in `session` (nil: the next run prepares it).
+    func preparedName(in session: Int) -> String? {
+        guard let prepared, prepared.session == session else { return nil }
+        return prepared.name
+    }
+
     /// Prepares on the server if this session has not yet, then executes with the bindings.
-    private func run() throws(PostgreSQLError) -> OpaquePointer {
+    /// Takes a prefetched run's rows; false (the caller frees it) unless it holds rows.
+    func adopt(_ fetched: OpaquePointer) -> Bool {
+        guard PQresultStatus(fetched) == PGRES_TUPLES_OK else { return false }
+        result = fetched
+        row = -1
+        rowCount = PQntuples(fetched)
+        return true
+    }
+
+    private func runNow() throws(PostgreSQLError) -> OpaquePointer {
+        if isRollback { connection.flushForRollback() } else { try connection.flushDeferred() }
         try connection.ensureConnected()
         let handle = connection.handle
         let name: String
@@ -122,12 +179,17 @@ public final class Statement: SQLStatement {
             throw error
         }
         guard let result else { preconditionFailure("check passes only a non-nil result") }
+        if isCommit, String(cString: PQcmdStatus(result)) == "ROLLBACK" {
+            PQclear(result)
+            throw PostgreSQLError(kind: .other, sqlState: nil,
+                                  message: "the transaction had failed, and COMMIT rolled it back", sql: sql)
+        }
         connection.recordChanges(result)
         return result
     }
 
     /// Lays every parameter out in one buffer (text NUL-terminated, blobs raw) for libpq.
-    private func withParameterArrays<R>(
+    func withParameterArrays<R>(
         _ body: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> R
     ) -> R {
         var bytes: [UInt8] = [0]

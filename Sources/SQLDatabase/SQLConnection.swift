@@ -58,6 +58,34 @@ public protocol SQLConnection: AnyObject, SendableMetatype {
     var isInTransaction: Bool { get }
     /// Closes the connection; idempotent.
     func close()
+    /// Runs `statement`, which returns no rows, for a caller that needs no answer before its
+    /// next statement; `changed` gets its changed-row count (``changes``) and must not use the
+    /// connection. An engine reached over the network may send it without waiting and read its
+    /// result together with others' when the connection next needs an answer, or at
+    /// ``flushDeferred()``: its failure is then thrown by that later call. SQLite runs it now.
+    func executeDeferred(_ statement: Statement, then changed: ((Int) -> Void)?) throws
+    /// Reads every deferred statement's result; throws the first failure among them.
+    func flushDeferred() throws
+    /// Sends `statement`, bound and returning rows, ahead of its first ``SQLStatement/step()``
+    /// where an engine can (its rows then come with the next answer the connection waits for);
+    /// nothing elsewhere. Bind nothing else before stepping it.
+    func prefetch(_ statement: Statement) throws
+}
+
+extension SQLConnection {
+    public func executeDeferred(_ statement: Statement, then changed: ((Int) -> Void)?) throws {
+        try statement.execute()
+        changed?(changes)
+    }
+
+    public func flushDeferred() throws {}
+
+    public func prefetch(_ statement: Statement) throws {}
+
+    /// ``executeDeferred(_:then:)`` without interest in the count.
+    public func executeDeferred(_ statement: Statement) throws {
+        try executeDeferred(statement, then: nil)
+    }
 }
 
 /// How an engine's error tells the store whose fault a failed write is.

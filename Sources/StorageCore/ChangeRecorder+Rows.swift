@@ -77,7 +77,7 @@ extension ChangeRecorder {
         insert.bind(transition.previousState?.rawValue, at: 3)
         insert.bind(cause, at: 4)
         transition.entitlement.bind(to: insert, from: 5)
-        try insert.execute()
+        try db.executeDeferred(insert)
     }
 
     /// Moves the user's heads from `before` to `after` (evaluated at `instantMs`); a chain the
@@ -105,7 +105,7 @@ extension ChangeRecorder {
         put.bind(userRow, at: 1)
         put.bind(nextDueMs, at: 2)
         entitlement.bind(to: put, from: 3)
-        try put.execute()
+        try db.executeDeferred(put)
     }
 
     package func newestEventID(userRow: Int64, chainID: String) throws -> String? {

@@ -39,15 +39,23 @@ package final class ChangeRecorder<DB: StorageEngine> {
     /// ``UserFacts/readTables(_:userID:)`` reads them for the `user_facts` record) go into
     /// `readFacts`, so the writer can build the user's record from them instead of reading the
     /// same rows again before COMMIT.
+    /// `knownRows`: user rows the write found or created (each a lookup saved).
     package func recordChanges(
         of userIDs: Set<ExactID>, nowMs: Int64, addedEvents: [(owner: Int64, event: HistoryEvent)],
-        readFacts: inout [ExactID: UserFacts]
+        readFacts: inout [ExactID: UserFacts], knownRows: [ExactID: Int64] = [:]
     )
         throws -> Int
     {
         var appended = 0
         for user in userIDs.sorted() {
-            guard let userRow = try userRow(user.text) else { continue }
+            guard let userRow = try knownRows[user] ?? userRow(user.text) else { continue }
+            // Three reads sent together: one wait on a server instead of three.
+            statements.heads.bind(userRow, at: 1)
+            try db.prefetch(statements.heads)
+            statements.userFacts.bind(user.text, at: 1)
+            try db.prefetch(statements.userFacts)
+            statements.grants.bind(userRow, at: 1)
+            try db.prefetch(statements.grants)
             let before = try heads(userRow: userRow)
             var facts = try UserFacts.readTables(statements.userFacts, userID: user.text)
             facts.grants = try grants(userRow: userRow)

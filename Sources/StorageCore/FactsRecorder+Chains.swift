@@ -62,6 +62,18 @@ extension FactsRecorder {
         return db.changes > 0
     }
 
+    /// ``insert(_:into:target:)`` as a deferred statement, counted as
+    /// ``insertDeferred(_:userRow:target:)`` counts.
+    package func insertDeferred(_ event: HistoryEvent, into chain: StoredChain, target: HistoryPointerTarget? = nil)
+        throws {
+        if let ownerRow = chain.ownerRow { return try insertDeferred(event, userRow: ownerRow, target: target) }
+        let insert = statements.insertPendingEvent
+        Self.bind(event, owner: chain.row, to: insert, pending: true)
+        try db.executeDeferred(insert) { [self] changed in
+            if changed > 0 { deferredNewEvents += 1 }
+        }
+    }
+
     /// Moves the chain's waiting events into `userRow`'s history; returns how many it added.
     ///
     /// Each is inserted with its own columns (adopted events never point), its id bound as

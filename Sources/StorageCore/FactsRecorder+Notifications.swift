@@ -15,14 +15,34 @@ extension FactsRecorder {
     /// confirms (reported first by a receipt or another notification) gets the type in place.
     package func apply(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>) throws
         -> NotificationOutcome {
+        deferredNewEvents = 0
+        var outcome = try applyFacts(notification, affectedUsers: &affectedUsers)
+        // Every result read, as ``record(_:affectedUsers:)`` does.
+        try db.flushDeferred()
+        outcome.newEvents += deferredNewEvents
+        return outcome
+    }
+
+    private func applyFacts(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>) throws
+        -> NotificationOutcome {
         namesStoredThisWrite.removeAll(keepingCapacity: true)
         if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
             throw StoreError.eventWithoutChain(sourceID: notification.sourceID, eventID: orphan.eventID)
         }
         let now = clock()
-        if try markProcessed(notification.source, notification.sourceID, userRow: nil, now: now) {
-            return NotificationOutcome(duplicate: true)
-        }
+        // The source's mark and the first lookups go together: one wait on a server.
+        sourceWasProcessed = nil
+        defer { dropPrefetches() }
+        let mark = bindMarkProcessed(notification.source, notification.sourceID, userRow: nil, now: now)
+        try db.executeDeferred(mark) { [self] in sourceWasProcessed = $0 == 0 }
+        let firstChain = notification.transactions.first?.originalTransactionID
+            ?? notification.renewalInfos.first?.originalTransactionID
+            ?? notification.events.first?.originalTransactionID
+        try prefetchFirstReads(userID: nil, chainID: firstChain,
+                               transactionIDs: notification.transactions.map(\.transactionID))
+        let chainSent = try firstChain.map(prefetchOwnerlessChain) ?? false
+        try db.flushDeferred()
+        if sourceWasProcessed == true { return NotificationOutcome(duplicate: true) }
         var outcome = NotificationOutcome()
         var owners = Set<ExactID>()
         for transactionID in notification.reversedRefunds {
@@ -32,26 +52,38 @@ extension FactsRecorder {
         }
 
         var chains: [ExactID: StoredChain] = [:]
+        var newChains = Set<ExactID>()
         let chainIDs = notification.transactions.map(\.originalTransactionID)
             + notification.renewalInfos.map(\.originalTransactionID)
             + notification.events.map(\.originalTransactionID)
         for chainID in chainIDs where chains[ExactID(chainID)] == nil {
-            let found = try findChain(chainID)
-                ?? StoredChain(row: try insertChain(chainID, userRow: nil, now: now))
+            let found: StoredChain
+            if let stored = try findChain(chainID) {
+                found = stored
+            } else {
+                let sent = chainSent && firstChain?.hasSameBytes(as: chainID) == true
+                found = StoredChain(row: try ownerlessChainRow(chainID, sent: sent, now: now))
+                newChains.insert(ExactID(chainID))
+            }
             let chain = try bindByToken(found, chainID: chainID, transactions: notification.transactions,
                                         source: notification.source, now: now, outcome: &outcome,
                                         affectedUsers: &affectedUsers)
             if let ownerID = chain.ownerID { owners.insert(ExactID(ownerID)) }
             chains[ExactID(chainID)] = chain
         }
+        // As ``record(_:affectedUsers:)`` does for the transactions of chains it created.
+        let inNewChains = notification.transactions.filter { newChains.contains(ExactID($0.originalTransactionID)) }
+        var absent = Set<ExactID>()
+        if !inNewChains.isEmpty, try noneStored(inNewChains.map(\.transactionID)) {
+            absent = Set(inNewChains.map { ExactID($0.transactionID) })
+        }
         for transaction in notification.transactions {
             let (chainKey, chain) = chains[chains.index(forKey: ExactID(transaction.originalTransactionID))!]
+            let isAbsent = newChains.contains(chainKey) && absent.remove(ExactID(transaction.transactionID)) != nil
             let stored = try store(transaction, chainRow: chain.row, chainID: chainKey.text,
-                                   source: notification.source, notification: notification.report)
+                                   source: notification.source, notification: notification.report, isAbsent: isAbsent)
             if stored.isNew { outcome.newTransactions += 1 }
-            for event in stored.events where try insert(event, into: chain, target: stored.target) {
-                outcome.newEvents += 1
-            }
+            for event in stored.events { try insertDeferred(event, into: chain, target: stored.target) }
             if let confirmation = stored.confirmation { try confirm(confirmation) }
         }
         try recordPrices(notification.prices)
@@ -59,8 +91,8 @@ extension FactsRecorder {
         for info in notification.renewalInfos {
             try upsert(info, chainRow: chains[ExactID(info.originalTransactionID)]!.row)
         }
-        for event in notification.events where try insert(event, into: chains[ExactID(event.originalTransactionID)]!) {
-            outcome.newEvents += 1
+        for event in notification.events {
+            try insertDeferred(event, into: chains[ExactID(event.originalTransactionID)]!)
         }
         outcome.ownerUserIDs = owners.sorted().map(\.text)
         affectedUsers.formUnion(owners)

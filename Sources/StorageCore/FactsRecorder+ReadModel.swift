@@ -11,6 +11,22 @@ extension FactsRecorder {
     /// together with every change to its user's facts, and is never older than the tables.
     /// `known` must hold only facts read (``UserFacts/readTables(_:userID:)``) after the last
     /// change to that user in this transaction; the writer keeps each successful write's.
+    /// After a write of the batch succeeded: the names it holds commit with the batch.
+    package func keepWriteNames() {
+        batchNames += namesStoredThisWrite
+    }
+
+    /// After COMMIT: the names the batch's successful writes held and its records were built
+    /// with (looked up afresh by ``refreshRecords(for:known:)``, after every write) are
+    /// committed, so later writes skip their lookups. Bounded: a catalog has far fewer
+    /// product and group ids.
+    package func rememberCommittedNames() {
+        for (name, row) in batchNames + namesStoredThisWrite where committedNames.count < WriterLimits.committedNames {
+            committedNames[ExactID(name)] = row
+        }
+        batchNames = []
+    }
+
     package func refreshRecords(for userIDs: some Sequence<ExactID>, known: [ExactID: UserFacts] = [:]) throws {
         let tables = statements.userFactsFromTables
         let upsert = statements.upsertUserFactsRecord
@@ -26,7 +42,11 @@ extension FactsRecorder {
             upsert.bind(UserKey.of(userID), at: 1)
             upsert.bind(userID, at: 2)
             upsert.bind(blob: record, at: 3)
-            try upsert.execute()
+            try db.executeDeferred(upsert)
         }
     }
+}
+
+extension WriterLimits {
+    package static let committedNames = 10_000
 }

@@ -27,14 +27,22 @@ extension FactsRecorder {
     /// `chainIsNew`: this write created the chain, so the transaction is almost surely not
     /// stored; it is then inserted unless stored, without looking it up first, and looked up
     /// and merged as usual only if it was (an id Apple reused across chains, a repeated one).
+    /// `isAbsent`: the caller knows its id is not stored (``noneStored(_:)``, under the write
+    /// lock): it is inserted as a deferred statement, and an insert that fails fails the write.
     package func store(_ transaction: Transaction, chainRow: Int64, chainID: String, source: HistoryEvent.Source,
-               notification: NotificationReport? = nil, chainIsNew: Bool = false) throws
+               notification: NotificationReport? = nil, chainIsNew: Bool = false, isAbsent: Bool = false) throws
         -> (isNew: Bool, events: [HistoryEvent], confirmation: HistoryConfirmation?, target: HistoryPointerTarget?) {
         // Only a cancellation needs the reversal: the common path costs no extra query.
         try noteRollupChain(chainRow, isNew: chainIsNew)
         let reversedAt = transaction.cancellationDateMs == nil
             ? nil : try refundReversedAt(transaction.transactionID)
         let incoming = transaction.withRefundReversed(at: reversedAt)
+        if isAbsent {
+            let (events, confirmation) = try derive(transaction, stored: nil, chainRow: chainRow,
+                                                    reversedAt: reversedAt, source: source, notification: notification)
+            try insertDeferred(incoming, chainRow: chainRow)
+            return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
+        }
         if chainIsNew {
             let (events, confirmation) = try derive(transaction, stored: nil, chainRow: chainRow,
                                                     reversedAt: reversedAt, source: source, notification: notification)
@@ -46,7 +54,7 @@ extension FactsRecorder {
         let (events, confirmation) = try derive(transaction, stored: stored?.value, chainRow: chainRow,
                                                 reversedAt: reversedAt, source: source, notification: notification)
         guard let stored else {
-            try insert(incoming, chainRow: chainRow)
+            try insertDeferred(incoming, chainRow: chainRow)
             return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
         }
         let merged = stored.value.merged(with: incoming)

@@ -13,6 +13,19 @@ extension FactsRecorder {
         return (find.int64(at: 16), Transaction(row: find))
     }
 
+    /// Whether none of `transactionIDs` is stored: one statement per 16 ids, instead of one
+    /// insert-or-look per transaction (a round trip each on a server).
+    package func noneStored(_ transactionIDs: [String]) throws -> Bool {
+        var start = 0
+        while start < transactionIDs.count {
+            let (find, taken) = bindLookup(transactionIDs[start...])
+            start += taken
+            defer { find.reset() }
+            if try find.step() { return false }
+        }
+        return true
+    }
+
     /// Every stored transaction of the chain in `chainRow`.
     package func storedTransactions(chainRow: Int64) throws -> [Transaction] {
         let find = try db.prepare("""
@@ -41,6 +54,17 @@ extension FactsRecorder {
     /// is stored already (then nothing changed but, perhaps, its product names being stored).
     @discardableResult
     package func insert(_ transaction: Transaction, chainRow: Int64, unlessStored: Bool = false) throws -> Bool {
+        try bindInsert(transaction, chainRow: chainRow, unlessStored: unlessStored).execute()
+        return db.changes > 0
+    }
+
+    /// Inserts `transaction` as a deferred statement (``SQLConnection/executeDeferred(_:then:)``):
+    /// for a caller that needs no answer, as when its id was just looked up and not found.
+    package func insertDeferred(_ transaction: Transaction, chainRow: Int64) throws {
+        try db.executeDeferred(bindInsert(transaction, chainRow: chainRow, unlessStored: false))
+    }
+
+    private func bindInsert(_ transaction: Transaction, chainRow: Int64, unlessStored: Bool) throws -> DB.Statement {
         let productRow = try productNameRow(transaction.productID)
         let groupRow = try productNameRow(transaction.subscriptionGroupIdentifier)
         let insert = unlessStored ? statements.insertTransactionUnlessStored : statements.insertTransaction
@@ -60,8 +84,7 @@ extension FactsRecorder {
         insert.bind(transaction.appAccountToken, at: 14)
         insert.bind(StorageCodes.code(transaction.environment), at: 15)
         insert.bind(transaction.declaredProductType?.rawValue, at: 16)
-        try insert.execute()
-        return db.changes > 0
+        return insert
     }
 
     /// Writes back the fields ``Transaction/merged(with:)`` may change.
@@ -77,7 +100,7 @@ extension FactsRecorder {
         update.bind(transaction.appAccountToken, at: 7)
         update.bind(transaction.declaredProductType?.rawValue, at: 8)
         update.bind(row, at: 9)
-        try update.execute()
+        try db.executeDeferred(update)
     }
 
     /// Before a transaction's expiry moves (a renewal-date extension), writes its old expiry
@@ -109,7 +132,7 @@ extension FactsRecorder {
         upsert.bind(info.gracePeriodExpiresDateMs, at: 5)
         upsert.bind(info.expirationIntent.map { Int64($0) }, at: 6)
         upsert.bind(info.signedDateMs, at: 7)
-        try upsert.execute()
+        try db.executeDeferred(upsert)
     }
 
     /// The `product_names` row of `name` (a product or group id), stored first when new; nil
@@ -137,6 +160,7 @@ extension FactsRecorder {
         if let known = namesStoredThisWrite.first(where: { $0.name.hasSameBytes(as: name) }) {
             return known.row
         }
+        if let committed = committedNames[ExactID(name)] { return committed }
         guard let row = try storedProductNameRow(name) else { return nil }
         namesStoredThisWrite.append((name, row))
         return row
@@ -155,15 +179,7 @@ extension FactsRecorder {
     /// an event naming it exactly is stored pointing at it without a lookup. An actor or reason
     /// (an operator's, or Apple's reason for a consumption request) is written with it.
     package func insert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget? = nil) throws -> Bool {
-        let insert: DB.Statement
-        if let target, target.isNamed(by: event) {
-            insert = statements.insertPointingHistoryEvent
-            Self.bindPointing(event, owner: userRow, target: target, to: insert)
-        } else {
-            insert = statements.insertHistoryEvent
-            Self.bind(event, owner: userRow, to: insert)
-        }
-        try insert.execute()
+        try bindInsert(event, userRow: userRow, target: target).execute()
         guard db.changes > 0 else { return false }
         if !event.actor.isEmpty || !event.reason.isEmpty {
             let update = try db.prepare(Grant.eventActorSQL)
@@ -174,6 +190,25 @@ extension FactsRecorder {
         }
         addedEvents.append((userRow, event))
         return true
+    }
+
+    /// ``insert(_:userRow:target:)`` as a deferred statement: an event it adds joins
+    /// ``addedEvents`` and counts in ``deferredNewEvents`` when its result is read.
+    package func insertDeferred(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget? = nil) throws {
+        try db.executeDeferred(bindInsert(event, userRow: userRow, target: target)) { [self] changed in
+            guard changed > 0 else { return }
+            addedEvents.append((userRow, event))
+            deferredNewEvents += 1
+        }
+    }
+
+    private func bindInsert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget?) -> DB.Statement {
+        if let target, target.isNamed(by: event) {
+            Self.bindPointing(event, owner: userRow, target: target, to: statements.insertPointingHistoryEvent)
+            return statements.insertPointingHistoryEvent
+        }
+        Self.bind(event, owner: userRow, to: statements.insertHistoryEvent)
+        return statements.insertHistoryEvent
     }
 
     /// Binds ``HistoryEvent/insertPointingHistorySQL``'s nine parameters; the expiry as NULL

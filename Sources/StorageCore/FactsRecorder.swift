@@ -28,6 +28,23 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// as they were before its first change (``noteRollupChain(_:isNew:)``); added to the rollup
     /// and emptied by ``applyRollup()`` before COMMIT.
     package var rollupBefore: [Int64: [RollupKey: Int64]] = [:]
+    /// Events the write's deferred inserts added (``insertDeferred(_:userRow:target:)``),
+    /// counted as their results are read; added to its outcome once they all are.
+    package var deferredNewEvents = 0
+    /// Product and group ids a committed transaction holds, with their rows: a name's row is
+    /// never deleted or changed, so once committed it is the name's for good, on every replica
+    /// sharing the database. Saves a lookup (a round trip on a server) per name per write.
+    /// Filled only after COMMIT (``rememberCommittedNames()``), never from a write in progress,
+    /// whose names a rollback may undo.
+    package var committedNames: [ExactID: Int64] = [:]
+    /// The user rows the write in progress found or created, by user id: what the change
+    /// recorder would otherwise look up again (emptied as each write starts, as a rollback
+    /// undoes a created row with its write).
+    package var writeUserRows: [ExactID: Int64] = [:]
+    /// Whether the write's source was processed already, once its deferred insert is read.
+    package var sourceWasProcessed: Bool?
+    /// The names the open batch's successful writes hold (``keepWriteNames()``).
+    package var batchNames: [(name: String, row: Int64)] = []
 
     package init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db
@@ -43,6 +60,23 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// ``WriteOutcome/refusals`` (the store then throws), and a conflict under the reject policy
     /// throws before anything is written.
     package func record(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
+        deferredNewEvents = 0
+        sourceWasProcessed = nil
+        writeUserRows.removeAll(keepingCapacity: true)
+        defer { dropPrefetches() }
+        try prefetchFirstReads(userID: write.userID,
+                               chainID: write.transactions.first?.originalTransactionID
+                                   ?? write.renewalInfos.first?.originalTransactionID,
+                               transactionIDs: write.transactions.map(\.transactionID))
+        var outcome = try recordFacts(write, affectedUsers: &affectedUsers)
+        // Every result read, so ``addedEvents``, the count and the source's answer are complete.
+        try db.flushDeferred()
+        outcome.newEvents += deferredNewEvents
+        if let sourceWasProcessed { outcome.alreadyProcessed = sourceWasProcessed }
+        return outcome
+    }
+
+    private func recordFacts(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
         namesStoredThisWrite.removeAll(keepingCapacity: true)
         let now = clock()
         var outcome = WriteOutcome()
@@ -71,7 +105,10 @@ package final class FactsRecorder<DB: StorageEngine> {
         }
         let userRow = try userRowID(write.userID, now: now)
         if let sourceID = write.sourceID {
-            outcome.alreadyProcessed = try markProcessed(write.source, sourceID, userRow: userRow, now: now)
+            // Only reported: nothing below depends on it, so it need not be waited for.
+            try db.executeDeferred(bindMarkProcessed(write.source, sourceID, userRow: userRow, now: now)) { [self] in
+                sourceWasProcessed = $0 == 0
+            }
         }
         affectedUsers.insert(ExactID(write.userID))
 
@@ -85,14 +122,20 @@ package final class FactsRecorder<DB: StorageEngine> {
                 outcome.tokenlessChainsTaken.append(claim.chainID)
             }
         }
+        // Transactions of chains this write created are looked up at once; when none is stored
+        // (the common case), each is inserted without waiting (a repeated one as before).
+        let inNewChains = write.transactions.filter { chainRows[ExactID($0.originalTransactionID)]?.isNew == true }
+        var absent = Set<ExactID>()
+        if !inNewChains.isEmpty, try noneStored(inNewChains.map(\.transactionID)) {
+            absent = Set(inNewChains.map { ExactID($0.transactionID) })
+        }
         for transaction in write.transactions {
             let chain = chainRows[chainRows.index(forKey: ExactID(transaction.originalTransactionID))!]
+            let isAbsent = chain.value.isNew && absent.remove(ExactID(transaction.transactionID)) != nil
             let stored = try store(transaction, chainRow: chain.value.row, chainID: chain.key.text,
-                                   source: write.source, chainIsNew: chain.value.isNew)
+                                   source: write.source, chainIsNew: chain.value.isNew, isAbsent: isAbsent)
             if stored.isNew { outcome.newTransactions += 1 }
-            for event in stored.events where try insert(event, userRow: userRow, target: stored.target) {
-                outcome.newEvents += 1
-            }
+            for event in stored.events { try insertDeferred(event, userRow: userRow, target: stored.target) }
         }
         try recordPrices(write.prices)
         for info in write.renewalInfos {
@@ -107,11 +150,17 @@ package final class FactsRecorder<DB: StorageEngine> {
         let find = statements.findUser
         find.bind(userID, at: 1)
         defer { find.reset() }
-        if try find.step() { return find.int64(at: 0) }
-        let insert = statements.insertUser
-        insert.bind(userID, at: 1)
-        insert.bind(now, at: 2)
-        return try returnedID(insert)
+        let row: Int64
+        if try find.step() {
+            row = find.int64(at: 0)
+        } else {
+            let insert = statements.insertUser
+            insert.bind(userID, at: 1)
+            insert.bind(now, at: 2)
+            row = try returnedID(insert)
+        }
+        writeUserRows[ExactID(userID)] = row
+        return row
     }
 
     /// Records the source as processed; returns whether it already was.
@@ -120,13 +169,18 @@ package final class FactsRecorder<DB: StorageEngine> {
     package func markProcessed(
         _ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64
     ) throws -> Bool {
+        try bindMarkProcessed(source, sourceID, userRow: userRow, now: now).execute()
+        return db.changes == 0
+    }
+
+    package func bindMarkProcessed(_ source: HistoryEvent.Source, _ sourceID: String, userRow: Int64?, now: Int64)
+        -> DB.Statement {
         let insert = statements.markProcessed
         insert.bind(source.rawValue, at: 1)
         insert.bind(sourceID, at: 2)
         insert.bind(userRow, at: 3)
         insert.bind(now, at: 4)
-        try insert.execute()
-        return db.changes == 0
+        return insert
     }
 
     /// The chain's row, created for, bound to or moved to the writing user as `claim` decided,

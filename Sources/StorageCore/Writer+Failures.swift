@@ -11,15 +11,22 @@ extension Writer {
         _ continuation: CheckedContinuation<Outcome, any Error>, failing what: String, isolated: Bool,
         _ body: () throws -> Outcome
     ) throws -> (succeeded: Bool, resume: () -> Void) {
+        // Its deferred statements' results are read before it counts as done, so their failure
+        // is this write's, inside its savepoint (``SQLConnection/executeDeferred(_:then:)``).
+        func recorded() throws -> Outcome {
+            let outcome = try body()
+            try db.flushDeferred()
+            return outcome
+        }
         guard isolated else {
             do {
-                let outcome = try body()
+                let outcome = try recorded()
                 return (true, { continuation.resume(returning: outcome) })
             } catch {
                 throw abortsBatch(error) ? error : WriteFailedWithoutSavepoint()
             }
         }
-        let result = Result { try writeSavepoint.run(body) }
+        let result = Result { try writeSavepoint.run(recorded) }
         if case let .failure(error) = result, abortsBatch(error) { throw error }
         let answer = result.mapError { StoreError.storage($0, what) }
         return (Self.succeeded(answer), { continuation.resume(with: answer) })

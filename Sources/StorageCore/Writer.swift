@@ -169,6 +169,7 @@ package final class Writer<DB: StorageEngine> {
         pendingDueLagSeconds = nil
         batchFacts = [:]
         recorder.rollupBefore = [:]
+        recorder.batchNames = []
         do {
             try db.transaction(beginning: DB.beginWrite) {
                 // Time first: a change that was due before these facts arrived is not theirs.
@@ -208,6 +209,7 @@ package final class Writer<DB: StorageEngine> {
             answers = [{ Self.fail(batch[0], failure) }]
         }
         if committed {
+            recorder.rememberCommittedNames()
             health.recover()
             statistics.withLock { counters in
                 counters.commits += 1
@@ -253,7 +255,7 @@ package final class Writer<DB: StorageEngine> {
     private func recordChanges(of users: Set<ExactID>, facts: inout [ExactID: UserFacts]) throws -> Int {
         defer { recorder.addedEvents = [] }
         return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents,
-                                         readFacts: &facts)
+                                         readFacts: &facts, knownRows: recorder.writeUserRows)
     }
 
     /// Keeps the facts a write that committed to its savepoint left its users with (a failed
@@ -261,6 +263,7 @@ package final class Writer<DB: StorageEngine> {
     private func keep(_ facts: [ExactID: UserFacts], if succeeded: Bool) {
         guard succeeded else { return }
         batchFacts.merge(facts) { _, newer in newer }
+        recorder.keepWriteNames()
     }
 
     /// Records one job, `isolated` in its own savepoint; returns whether it succeeded and how to
@@ -271,6 +274,8 @@ package final class Writer<DB: StorageEngine> {
     private func record(_ job: WriteJob<DB>, affectedUsers: inout Set<ExactID>, isolated: Bool) throws
         -> (succeeded: Bool, resume: () -> Void) {
         recorder.addedEvents = []
+        recorder.namesStoredThisWrite.removeAll(keepingCapacity: true)
+        recorder.writeUserRows.removeAll(keepingCapacity: true)
         switch job {
         case let .write(write, continuation):
             var appended = 0
