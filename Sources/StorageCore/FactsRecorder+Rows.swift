@@ -200,6 +200,14 @@ extension FactsRecorder {
             addedEvents.append((userRow, event))
             deferredNewEvents += 1
         }
+        guard !event.actor.isEmpty || !event.reason.isEmpty else { return }
+        // Sent behind the insert without waiting for it: it names only a row without an actor
+        // or reason, so an event recorded before (a replay) keeps the first ones.
+        let update = try db.prepare(Grant.newEventActorSQL)
+        update.bind(event.actor, at: 1)
+        update.bind(event.reason, at: 2)
+        DB.bindHistoryEventID(event.eventID, at: 3, of: update)
+        try db.executeDeferred(update)
     }
 
     private func bindInsert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget?) -> DB.Statement {

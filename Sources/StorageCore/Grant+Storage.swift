@@ -37,6 +37,10 @@ extension Grant {
         """
     /// Gives an operator's history event its actor and reason (the shared insert has no such columns).
     package static let eventActorSQL = "UPDATE history_events SET actor = ?, reason = ? WHERE event_id = ?"
+    /// ``eventActorSQL`` for an event just inserted: a row that has an actor or reason keeps them.
+    package static let newEventActorSQL = """
+        UPDATE history_events SET actor = ?, reason = ? WHERE event_id = ? AND actor IS NULL AND reason IS NULL
+        """
 
     /// The grants a bound statement of ``ofUserSQL``, ``ofUserRowSQL``, ``byKeySQL`` or ``byIDSQL``
     /// selects; resets it.
