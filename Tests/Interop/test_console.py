@@ -378,6 +378,38 @@ def test_refresh_from_apple_in_the_browser_is_in_history_with_who_and_why(pb, se
         api.close()
 
 
+def test_an_apple_order_id_finds_its_customer_through_apple(pb, server, tokens, catalog, chromium, tmp_path):
+    """With the Server API configured, a search nothing here matches that looks like an order id
+    asks Apple's Look Up Order ID and opens the customer who owns the order's purchase; a term
+    that cannot be an order id never reaches Apple."""
+    if not shutil.which("openssl"):
+        pytest.skip("the openssl CLI is needed to generate the test PKI")
+    from fake_server_api import FakeServerAPI
+    from fast_signer import FastSigner
+    from test_server_api import subscription
+    pytest.importorskip("cryptography", reason="Scripts/test installs cryptography into the venv")
+    pki = PKI(tmp_path / "pki", "Test")
+    (tmp_path / "api").mkdir()
+    api = FakeServerAPI(tmp_path / "api")
+    try:
+        signed, status = subscription(FastSigner(pki), 72_000, 2)
+        api.add_customer(["72000", "72001"], signed, statuses=[status])
+        api.orders["MKORDER7201"] = signed[-1:]
+        s = server(*api.flags(), "--apple-root-ca", pki.root_pem_path, "--admin-listen", "127.0.0.1:0",
+                   "--auth-tokens-file", tokens, "--catalog", catalog)
+        pb.ent_grpc.EntitlementServiceStub(s.channel()).SubmitReceipt(
+            pb.ent.SubmitReceiptRequest(user_id="order-owner", transaction_id="72001"), timeout=30, metadata=md())
+        api.calls.clear()
+        page = sign_in(chromium, f"http://{admin_address(s)}/console/", VIEWER)
+        search(page, "nothing-like-an-order")
+        assert not api.calls_to("lookup"), "a term that cannot be an order id is not sent to Apple"
+        search(page, "MKORDER7201")
+        expect(page.get_by_role("heading", level=1)).to_have_text("order-owner")
+        assert [c["path"] for c in api.calls_to("lookup")] == ["inApps/v1/lookup/MKORDER7201"]
+    finally:
+        api.close()
+
+
 def utc_day(ms):
     return time.strftime("%Y-%m-%d", time.gmtime(ms / 1000))
 
