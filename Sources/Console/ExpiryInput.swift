@@ -1,3 +1,5 @@
+import Entitlements
+
 /// What the grant form's "Expires" field accepts: a span from now or a UTC instant.
 ///
 /// A span is what support staff think in ("a week's access": `7d`); an instant is what a
@@ -33,7 +35,7 @@ enum ExpiryInput {
         let date = parts[0].split(separator: "-", omittingEmptySubsequences: false)
         guard date.count == 3, date[0].count == 4, date[1].count == 2, date[2].count == 2,
               let year = Int64(date[0]), let month = Int64(date[1]), let day = Int64(date[2]),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else { return nil }
+              (1...12).contains(month), (1...UTCText.daysIn(month: month, year: year)).contains(day) else { return nil }
         var seconds: Int64 = 0
         if parts.count == 2 {
             let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
@@ -44,24 +46,6 @@ enum ExpiryInput {
             guard let second, (0...59).contains(second) else { return nil }
             seconds = hour * 3600 + minute * 60 + second
         }
-        return (daysSinceEpoch(year: year, month: month, day: day) * 86_400 + seconds) * 1000
-    }
-
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (the inverse of UTCText.civilDate).
-    static func daysSinceEpoch(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return (UTCText.daysSinceEpoch(year: year, month: month, day: day) * 86_400 + seconds) * 1000
     }
 }

@@ -26,29 +26,8 @@ enum MigrateStoreCommand {
 
     /// `--from X`, `--from=X`, `--to X`, `--to=X`; nil with `--help`.
     static func parse(_ arguments: [String]) throws(FlagError) -> Arguments? {
-        var values: [String: String] = [:]
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if argument == "--help" || argument == "-h" { return nil }
-            let equals = argument.firstIndex(of: "=")
-            let name = String(argument[..<(equals ?? argument.endIndex)])
-            let inline = equals.map { String(argument[argument.index(after: $0)...]) }
-            guard name == "--from" || name == "--to" else {
-                throw FlagError("migrate-store: unknown argument \(argument) (it takes --from and --to)")
-            }
-            let value: String
-            if let inline {
-                value = inline
-            } else {
-                index += 1
-                guard index < arguments.count else { throw FlagError("migrate-store: \(name) needs a value") }
-                value = arguments[index]
-            }
-            guard !value.isEmpty else { throw FlagError("migrate-store: \(name) needs a value") }
-            values[String(name.dropFirst(2))] = value
-            index += 1
-        }
+        guard let values = try CommandArguments.parse(arguments, command: "migrate-store",
+                                                      values: ["from", "to"])?.values else { return nil }
         guard let from = values["from"], let to = values["to"] else {
             throw FlagError("migrate-store needs --from PATH.sqlite and --to postgresql://...")
         }
