@@ -67,18 +67,23 @@ let package = Package(
         .target(name: "AppStoreServerAPI", dependencies: ["Entitlements", "JWS", "ServiceRuntime"]),
         // The port: what the service needs from storage, in domain words. Backends implement it.
         .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
-        // Storage: the port's implementations written once against SQLDatabase (writer thread,
-        // facts cache, change log, outbox, account tokens), and one target per engine adding its
-        // connections, migrations and current schema (schema.sql, documentation a test reads).
-        .target(name: "StorageCore",
+        // Storage: the tables as Swift sees them (row codecs, the user_facts record format,
+        // storage codes, and the recorders that write a batch's facts, changes and outbox rows
+        // inside the writer's transaction); the store core over them (the ports' implementations,
+        // writer thread and group commit, facts cache, readers); and one target per engine adding
+        // its connections, migrations and current schema (schema.sql).
+        .target(name: "StorageTables",
                 dependencies: ["EntitlementPorts", "Entitlements", "SQLDatabase", "ServiceRuntime"]),
-        .target(name: "SQLiteStore", dependencies: ["StorageCore", "EntitlementPorts", "SQLDatabase", "SQLite"],
+        .target(name: "StorageCore",
+                dependencies: ["StorageTables", "EntitlementPorts", "Entitlements", "SQLDatabase", "ServiceRuntime"]),
+        .target(name: "SQLiteStore",
+                dependencies: ["StorageCore", "StorageTables", "EntitlementPorts", "SQLDatabase", "SQLite"],
                 exclude: ["schema.sql"]),
         // PostgreSQL for replicas: LISTEN/NOTIFY, the singleton lease, and migrate-store, which reads
         // a SQLite store (so it knows SQLiteStore's migrations).
         .target(name: "PostgreSQLStore",
-                dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "SQLDatabase", "PostgreSQL", "SQLite",
-                               "ServiceRuntime"],
+                dependencies: ["StorageCore", "StorageTables", "SQLiteStore", "EntitlementPorts", "SQLDatabase",
+                               "PostgreSQL", "SQLite", "ServiceRuntime"],
                 exclude: ["schema.sql"]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
@@ -178,11 +183,11 @@ let package = Package(
         // Against a real server (ENTITLEMENTD_TEST_POSTGRES_URL); skipped with a message without one.
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "SQLDatabase", "ServiceRuntime"]),
         .testTarget(name: "EntitlementStorageTests",
-                    dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "Entitlements", "SQLite",
-                                   "SQLDatabase", "ServiceRuntime", "SeededRandom", "TestSupport"]),
+                    dependencies: ["StorageCore", "StorageTables", "SQLiteStore", "EntitlementPorts", "Entitlements",
+                                   "SQLite", "SQLDatabase", "ServiceRuntime", "SeededRandom", "TestSupport"]),
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
-                    dependencies: ["EntitlementPorts", "StorageCore", "SQLiteStore", "PostgreSQLStore",
+                    dependencies: ["EntitlementPorts", "StorageCore", "StorageTables", "SQLiteStore", "PostgreSQLStore",
                                    "EntitlementMemoryStore", "Entitlements", "PostgreSQL", "TestSupport"]),
         // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory; the
         // libcurl transport against the HTTP server on loopback.

@@ -1,6 +1,7 @@
 import PostgreSQL
 import SQLDatabase
 import StorageCore
+import StorageTables
 
 /// PostgreSQL as a ``StorageEngine``: replicas share the database, so every write transaction
 /// first takes one transaction-level advisory lock. Declared here, not in the libpq gateway,

@@ -2,6 +2,7 @@ import EntitlementPorts
 import PostgreSQL
 import SQLiteStore
 import StorageCore
+import StorageTables
 
 /// The PostgreSQL schema as named, append-only migrations: never edit or reorder a landed one.
 ///

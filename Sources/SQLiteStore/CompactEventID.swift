@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 /// How SQLite's `history_events.event_id` keeps an event id
 /// (`history_events_compact_ids`): an id the store derives from a transaction id

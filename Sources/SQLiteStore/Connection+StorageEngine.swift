@@ -1,6 +1,7 @@
 import SQLDatabase
 import SQLite
 import StorageCore
+import StorageTables
 
 /// SQLite as a ``StorageEngine``: one process owns the file, so a write transaction needs only
 /// SQLite's own write lock. Declared here, not in the SQLite gateway, which knows no store.

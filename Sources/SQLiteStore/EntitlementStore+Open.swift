@@ -1,6 +1,7 @@
 import EntitlementPorts
 import SQLite
 import StorageCore
+import StorageTables
 
 /// Opening a SQLite store's connections: the writer's durability settings, then migrations;
 /// the readers' page cache and memory map.

@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 extension Schema {
     /// For both event tables: kind, environment and source become the

@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 extension Schema {
     /// The dashboard's read model: the daily rollup (``DailyRollup``), kept by the writer in

@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 extension Schema {
     /// `transactions.transaction_id` and `web_order_line_item_id`

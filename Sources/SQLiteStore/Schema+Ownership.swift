@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 extension Schema {
     /// `in_app_ownership_type` becomes ``OwnershipTypeText``'s text

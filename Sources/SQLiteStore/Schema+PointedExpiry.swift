@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 extension Schema {
     /// A history event that points at its transaction

@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 extension Schema {
     /// `user_facts` becomes a rowid table with a unique index

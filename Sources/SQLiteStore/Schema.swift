@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 /// The store's schema as append-only migrations: never edit or reorder a landed one, add a new one.
 ///

@@ -1,5 +1,6 @@
 import SQLite
 import StorageCore
+import StorageTables
 
 /// ``UserKey`` in SQLite's SQL, for the migration that keyed `user_facts` by it.
 extension UserKey {

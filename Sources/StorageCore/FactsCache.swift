@@ -1,5 +1,6 @@
 import Entitlements
 import ServiceRuntime
+import StorageTables
 import Synchronization
 
 /// A bounded, lock-striped, read-through cache of ``UserFacts`` per user.

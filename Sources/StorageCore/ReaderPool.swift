@@ -1,6 +1,7 @@
 import Dispatch
 import EntitlementPorts
 import ServiceRuntime
+import StorageTables
 
 /// Read connections shared by the threads that read; one per thread reading at the same time.
 ///

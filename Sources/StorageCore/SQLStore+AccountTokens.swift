@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLDatabase
 import ServiceRuntime
+import StorageTables
 
 /// Facts writes, app account tokens and chain owners, once for every engine
 /// (``EntitlementRepository/write(_:)``, ``AccountTokens``).

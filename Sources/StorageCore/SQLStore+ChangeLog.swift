@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLDatabase
 import ServiceRuntime
+import StorageTables
 
 /// The change log, webhook outbox, reconciliation watermarks and history revisions
 /// (``EntitlementChangeLog``, ``EntitlementChangeUpkeep``, ``WebhookOutbox``,

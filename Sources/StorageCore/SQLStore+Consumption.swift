@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import SQLDatabase
+import StorageTables
 
 /// Apple's refund questions and the answers owed (``ConsumptionAnswers``), once for every
 /// engine, on the writer's connection between batches: a handful of rows a day, never on the

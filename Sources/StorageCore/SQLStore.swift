@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLDatabase
 import ServiceRuntime
+import StorageTables
 import Synchronization
 
 /// The store over one SQL engine: the port's protocols written once against ``StorageEngine``,

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import SQLDatabase
+import StorageTables
 
 /// The change log's read queries: index ranges on the sequence, on a WAL read connection, so
 /// the stream and the webhook feeder never wait for the writer.

@@ -1,6 +1,7 @@
 import EntitlementPorts
 import Entitlements
 import SQLDatabase
+import StorageTables
 
 /// The dashboard's read of the daily rollup (``DailyFiguresReading``).
 extension StoreReader {

@@ -1,5 +1,6 @@
 import Entitlements
 import SQLDatabase
+import StorageTables
 
 /// What `entitlementd verify-store` found in a store's records.
 package struct RecordVerification: Sendable {

@@ -1,3 +1,5 @@
+import StorageTables
+
 /// The users a batch of writes touched, each once, in the order they first appeared.
 ///
 /// The writer refreshes `user_facts` records in this order because it is the order the users'

@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLDatabase
 import ServiceRuntime
+import StorageTables
 
 /// One write queued for the writer's next batch, with the continuation that answers its caller once
 /// the batch has committed (or the write has failed on its own).

@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 import SQLDatabase
 import ServiceRuntime
+import StorageTables
 import Synchronization
 
 /// The write path's state: the writer's connection, its recorders, the batch in its transaction

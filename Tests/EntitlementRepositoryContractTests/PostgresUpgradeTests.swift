@@ -4,6 +4,7 @@ import PostgreSQL
 @testable import PostgreSQLStore
 @testable import SQLiteStore
 @testable import StorageCore
+import StorageTables
 import Testing
 
 /// A PostgreSQL database written before migrations 6 and 7 (history_events_compact_codes,

@@ -2,6 +2,7 @@ import EntitlementPorts
 import Entitlements
 @testable import SQLiteStore
 @testable import StorageCore
+import StorageTables
 import TestSupport
 import XCTest
 

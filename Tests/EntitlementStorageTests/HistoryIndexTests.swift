@@ -1,6 +1,7 @@
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import StorageTables
 import XCTest
 
 /// Migration 9 dropped the (user, product, time) history index, and migration 12 clustered

@@ -1,6 +1,7 @@
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import StorageTables
 
 extension StoreTestCase {
     /// A file as a binary at schema `version` left it: WAL, the landed migrations 1...version,

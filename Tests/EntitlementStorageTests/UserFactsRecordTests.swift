@@ -2,6 +2,7 @@ import Entitlements
 import SeededRandom
 @testable import SQLiteStore
 @testable import StorageCore
+import StorageTables
 import Testing
 
 /// The read model's record format: every field round-trips, corrupt bytes are refused, never

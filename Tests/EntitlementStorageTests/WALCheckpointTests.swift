@@ -4,6 +4,7 @@ import Foundation
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
+import StorageTables
 import TestSupport
 import XCTest
 

@@ -18,6 +18,8 @@ package struct WebhookOutboxAnswer: Sendable {
 package struct WebhookOutboxRecorder<DB: StorageEngine> {
     package let db: DB
 
+    package init(db: DB) { self.db = db }
+
     package func apply(_ write: WebhookOutboxWrite) throws -> WebhookOutboxAnswer {
         switch write {
         case let .register(urls, latestSequence, nowMs):

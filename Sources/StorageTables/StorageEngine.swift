@@ -42,7 +42,7 @@ public protocol StorageEngine: SQLConnection {
     /// `COALESCE(h.expires_at_ms, t.expires_date_ms)` either way.
     static var historyExpiryMayPoint: Bool { get }
     /// Whether facts reads may keep one read transaction open across calls
-    /// (``StoreReader/prepare(forFactsEpoch:)``): SQLite, where a snapshot costs only the
+    /// (`StoreReader.prepare(forFactsEpoch:)`, StorageCore): SQLite, where a snapshot costs only the
     /// WAL frames it keeps from being checkpointed; not a server's pooled connections.
     static var holdsReadSnapshots: Bool { get }
 }

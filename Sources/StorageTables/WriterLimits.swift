@@ -1,0 +1,17 @@
+/// The writer's timed-work limits (a generic type cannot hold static stored properties).
+package enum WriterLimits {
+    /// Heads consumed per transaction at most, so a catch-up after long downtime never holds
+    /// the writer for long; the rest follows in the next transactions, writes in between.
+    package static let duePerTransaction = 2_000
+    /// Changes deleted per prune transaction: small enough never to stall the writer.
+    package static let pruneChunk = 1_000
+    /// How often the background prune looks for changes past retention.
+    package static let pruneInterval = Duration.seconds(60)
+    /// The longest the writer sleeps without looking at the clock again (clock jumps, tests).
+    package static let maxTimerWaitMs: Int64 = 60_000
+    /// The timer's longest sleep when other replicas share the database (their commits move
+    /// heads this writer does not see): the due timer re-reads the earliest instant this often.
+    package static let sharedTimerWaitMs: Int64 = 1_000
+    /// Pre-existing users given heads per transaction by the baseline pass.
+    package static let baselineChunk = 500
+}
