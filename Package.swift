@@ -78,13 +78,13 @@ let package = Package(
                 dependencies: ["StorageTables", "EntitlementPorts", "Entitlements", "SQLDatabase", "ServiceRuntime"]),
         .target(name: "SQLiteStore",
                 dependencies: ["StorageCore", "StorageTables", "EntitlementPorts", "SQLDatabase", "SQLite"],
-                exclude: ["schema.sql"]),
+                resources: [.embedInCode("schema.sql")]),
         // PostgreSQL for replicas: LISTEN/NOTIFY, the singleton lease, and migrate-store, which reads
         // a SQLite store (so it knows SQLiteStore's migrations).
         .target(name: "PostgreSQLStore",
                 dependencies: ["StorageCore", "StorageTables", "SQLiteStore", "EntitlementPorts", "SQLDatabase",
                                "PostgreSQL", "SQLite", "ServiceRuntime"],
-                exclude: ["schema.sql"]),
+                resources: [.embedInCode("schema.sql")]),
         // The in-memory backend: the reference implementation of the port, for tests only.
         .target(name: "EntitlementMemoryStore", dependencies: ["EntitlementPorts", "Entitlements"]),
         // The console's dashboard: daily figures -> HTML with server-rendered SVG charts, and CSV.

@@ -1,8 +1,10 @@
--- The PostgreSQL schema as the migrations leave it (PostgresSchema.swift), for reading: what a
--- database at the latest version holds. Not applied by the service: migrations build every
--- database, and landed migrations are never edited. PostgreSQLSchemaFileTests migrates an empty
--- database and holds the result equal to this file applied to another (tables, columns in their
--- order with types, nullability, defaults, collations and identity, constraints, indexes).
+-- The PostgreSQL schema as the migrations leave it (PostgresSchema.swift): what a database at
+-- the latest version holds, each table's current shape stated once. The binary embeds this
+-- file: a migration that makes a table in its current shape takes the statement from here
+-- (SchemaFile), as long as no later migration changes that table. PostgreSQLSchemaFileTests
+-- migrates an empty database and holds the result equal to this file applied to another
+-- (tables, columns in their order with types, nullability, defaults, collations and identity,
+-- constraints, indexes).
 -- Without schema_migrations, the migrator's own table. Columns a later migration added come
 -- last, where the migration put them.
 --

@@ -12,30 +12,20 @@ extension Schema {
     /// Rebuilt as the earlier history migrations were, reading the old table in its clustered
     /// order (the new key differs only among one user's events of one millisecond), so the
     /// copy nearly appends; the unique index is filled row by row as before.
-    package static let compactEventIDsMigration = Migration("history_events_compact_ids", sql: """
-        CREATE TABLE history_events_rebuilt (
-            event_id NOT NULL UNIQUE,
-            user_rowid INTEGER NOT NULL REFERENCES users(id),
-            kind INTEGER NOT NULL,
-            occurred_at_ms INTEGER NOT NULL,
-            product_id TEXT,
-            transaction_id TEXT,
-            original_transaction_id TEXT,
-            expires_at_ms INTEGER NOT NULL,
-            environment INTEGER NOT NULL,
-            source INTEGER NOT NULL,
-            apple_notification_type TEXT NOT NULL,
-            transaction_rowid INTEGER,
-            PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
-        ) WITHOUT ROWID;
-        INSERT INTO history_events_rebuilt (
-            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
-            expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
-            SELECT \(CompactEventID.storedSQL("event_id")), user_rowid, kind, occurred_at_ms, product_id,
-                transaction_id, original_transaction_id, expires_at_ms, environment, source,
-                apple_notification_type, transaction_rowid
-            FROM history_events ORDER BY user_rowid, occurred_at_ms, event_id;
-        DROP TABLE history_events;
-        ALTER TABLE history_events_rebuilt RENAME TO history_events;
-        """)
+    package static let compactEventIDsMigration = Migration(
+        "history_events_compact_ids",
+        sql: rebuild("history_events", into: historyWithCompactIDs, copy: """
+            (
+                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
+                expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
+                SELECT \(CompactEventID.storedSQL("event_id")), user_rowid, kind, occurred_at_ms, product_id,
+                    transaction_id, original_transaction_id, expires_at_ms, environment, source,
+                    apple_notification_type, transaction_rowid
+                FROM history_events ORDER BY user_rowid, occurred_at_ms, event_id
+            """))
+
+    /// `history_events` as ``compactEventIDsMigration`` makes it.
+    static let historyWithCompactIDs = changing(historyPointingAtTransactions, [
+        "event_id": "event_id NOT NULL UNIQUE",
+    ])
 }

@@ -12,7 +12,17 @@ extension Schema {
     /// confirmations find events by id); occurred_at_ms never changes once written, so no
     /// update moves a row. Tables are rebuilt as in migration 4 (create, copy, drop, rename).
     package static let compactHistoryMigration = Migration("history_events_compact_codes", sql: """
-        CREATE TABLE history_events_rebuilt (
+        \(rebuild("history_events", into: historyWithCodes,
+                   copy: copyWithCodes(table: "history_events", parent: "user_rowid")))
+        \(rebuild("pending_events", into: current.shape(of: "pending_events"),
+                   copy: copyWithCodes(table: "pending_events", parent: "chain_rowid"),
+                   indexes: current.indexes(on: "pending_events")))
+        """)
+
+    /// `history_events` as ``compactHistoryMigration`` makes it: every later shape is this one
+    /// with a migration's changes.
+    static let historyWithCodes = """
+        CREATE TABLE history_events (
             event_id TEXT NOT NULL UNIQUE,
             user_rowid INTEGER NOT NULL REFERENCES users(id),
             kind INTEGER NOT NULL,
@@ -26,78 +36,44 @@ extension Schema {
             apple_notification_type TEXT NOT NULL,
             PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
         ) WITHOUT ROWID;
-        \(copyWithCodes(table: "history_events", parent: "user_rowid"))
-        DROP TABLE history_events;
-        ALTER TABLE history_events_rebuilt RENAME TO history_events;
+        """
 
-        CREATE TABLE pending_events_rebuilt (
-            event_id TEXT PRIMARY KEY,
-            chain_rowid INTEGER NOT NULL REFERENCES chains(id),
-            kind INTEGER NOT NULL,
-            occurred_at_ms INTEGER NOT NULL,
-            product_id TEXT NOT NULL,
-            transaction_id TEXT NOT NULL,
-            original_transaction_id TEXT NOT NULL,
-            expires_at_ms INTEGER NOT NULL,
-            environment INTEGER NOT NULL,
-            source INTEGER NOT NULL,
-            apple_notification_type TEXT NOT NULL
-        ) WITHOUT ROWID;
-        \(copyWithCodes(table: "pending_events", parent: "chain_rowid"))
-        DROP TABLE pending_events;
-        ALTER TABLE pending_events_rebuilt RENAME TO pending_events;
-        CREATE INDEX pending_events_by_chain ON pending_events(chain_rowid);
-        """)
-
-    /// The copy step of both event tables' rebuild above, into `<table>_rebuilt`: every column,
-    /// with kind, environment and source turned into their codes. `parent` is the column that
-    /// ties an event to its user (history) or chain (pending). The text is the one the
-    /// migration landed with, so the migration stays what it was.
+    /// The copy step of both event tables' rebuild above: every column, with kind, environment
+    /// and source turned into their codes. `parent` is the column that ties an event to its
+    /// user (history) or chain (pending). The text is the one the migration landed with, so the
+    /// migration stays what it was.
     private static func copyWithCodes(table: String, parent: String) -> String {
         """
-        INSERT INTO \(table)_rebuilt (
+        (
             event_id, \(parent), kind, occurred_at_ms, product_id, transaction_id,
             original_transaction_id, expires_at_ms, environment, source, apple_notification_type)
             SELECT event_id, \(parent), \(kindCode), occurred_at_ms, product_id, transaction_id,
                 original_transaction_id, expires_at_ms, \(environmentCode), \(sourceCode),
                 apple_notification_type
-            FROM \(table);
+            FROM \(table)
         """
     }
 
     /// A transaction's environment becomes its ``StorageCodes`` code
     /// (1 byte in SQLite instead of 10). Rebuilt as above, keeping every row id.
-    package static let transactionsEnvironmentMigration = Migration("transactions_environment_code", sql: """
-        CREATE TABLE transactions_rebuilt (
-            id INTEGER PRIMARY KEY,
-            transaction_id TEXT NOT NULL UNIQUE,
-            chain_rowid INTEGER NOT NULL REFERENCES chains(id),
-            product_id TEXT NOT NULL,
-            purchase_date_ms INTEGER NOT NULL,
-            original_purchase_date_ms INTEGER NOT NULL,
-            expires_date_ms INTEGER,
-            cancellation_date_ms INTEGER,
-            is_trial_period INTEGER NOT NULL,
-            is_in_intro_offer_period INTEGER NOT NULL,
-            is_upgraded INTEGER NOT NULL,
-            subscription_group_identifier TEXT,
-            web_order_line_item_id TEXT,
-            in_app_ownership_type TEXT,
-            app_account_token TEXT,
-            environment INTEGER NOT NULL,
-            declared_product_type TEXT
-        );
-        INSERT INTO transactions_rebuilt
+    package static let transactionsEnvironmentMigration = Migration(
+        "transactions_environment_code",
+        sql: rebuild("transactions", into: transactionsWithEnvironmentCode, copy: """
             SELECT id, transaction_id, chain_rowid, product_id, purchase_date_ms,
                 original_purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
                 is_in_intro_offer_period, is_upgraded, subscription_group_identifier,
                 web_order_line_item_id, in_app_ownership_type, app_account_token,
                 \(environmentCode), declared_product_type
-            FROM transactions ORDER BY id;
-        DROP TABLE transactions;
-        ALTER TABLE transactions_rebuilt RENAME TO transactions;
-        CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
-        """)
+            FROM transactions ORDER BY id
+            """, indexes: [transactionsByChain]))
+
+    /// `transactions` as ``transactionsEnvironmentMigration`` makes it.
+    static let transactionsWithEnvironmentCode = changing(transactionsAsCreated, [
+        "environment": "environment INTEGER NOT NULL",
+    ])
+
+    /// The one index of `transactions`, made again by every rebuild of the table.
+    static let transactionsByChain = "CREATE INDEX transactions_by_chain ON transactions(chain_rowid);"
 
     /// The names of the text columns and the codes they become, as landed in the migration
     /// (frozen with it; PostgresSchema's migration of the same name uses the same text).

@@ -14,17 +14,10 @@ extension Schema {
     /// from every stored chain when it opens (``FactsRecorder/backfillRollupIfPending()``),
     /// with the same rules the writer uses, and deletes the row.
     package static let dailyRollupMigration = Migration("daily_rollup", sql: """
-        CREATE TABLE daily_rollup (
-            environment INTEGER NOT NULL,
-            day INTEGER NOT NULL,
-            counter TEXT NOT NULL,
-            currency TEXT NOT NULL,
-            amount INTEGER NOT NULL,
-            PRIMARY KEY (environment, day, counter, currency)
-        ) WITHOUT ROWID;
+        \(current.table("daily_rollup"))
         ALTER TABLE transactions ADD COLUMN price_milli INTEGER;
         ALTER TABLE transactions ADD COLUMN currency TEXT;
-        CREATE TABLE daily_rollup_backfill (chains_through INTEGER NOT NULL);
+        \(current.table("daily_rollup_backfill"))
         INSERT INTO daily_rollup_backfill (chains_through) SELECT MAX(id) FROM chains HAVING COUNT(*) > 0;
         """)
 }

@@ -18,36 +18,18 @@ extension Schema {
     ///
     /// Rebuilt as in `product_names` (create, copy, drop, rename, keeping every row id: history
     /// events point at transactions by it), in row id order so the copy appends.
-    package static let transactionsDecimalIDsMigration = Migration("transactions_decimal_ids", sql: """
-        CREATE TABLE transactions_rebuilt (
-            id INTEGER PRIMARY KEY,
-            transaction_id NOT NULL UNIQUE,
-            chain_rowid INTEGER NOT NULL REFERENCES chains(id),
-            product_name_rowid INTEGER NOT NULL REFERENCES product_names(id),
-            purchase_date_ms INTEGER NOT NULL,
-            original_purchase_date_ms INTEGER NOT NULL,
-            expires_date_ms INTEGER,
-            cancellation_date_ms INTEGER,
-            is_trial_period INTEGER NOT NULL,
-            is_in_intro_offer_period INTEGER NOT NULL,
-            is_upgraded INTEGER NOT NULL,
-            group_name_rowid INTEGER REFERENCES product_names(id),
-            web_order_line_item_id,
-            in_app_ownership_type TEXT,
-            app_account_token TEXT,
-            environment INTEGER NOT NULL,
-            declared_product_type TEXT
-        );
-        INSERT INTO transactions_rebuilt
+    package static let transactionsDecimalIDsMigration = Migration(
+        "transactions_decimal_ids",
+        sql: rebuild("transactions", into: changing(transactionsWithProductNames, [
+            "transaction_id": "transaction_id NOT NULL UNIQUE",
+            "web_order_line_item_id": "web_order_line_item_id",
+        ]), copy: """
             SELECT id, \(decimalID("transaction_id")), chain_rowid, product_name_rowid, purchase_date_ms,
                 original_purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
                 is_in_intro_offer_period, is_upgraded, group_name_rowid, \(decimalID("web_order_line_item_id")),
                 in_app_ownership_type, app_account_token, environment, declared_product_type
-            FROM transactions ORDER BY id;
-        DROP TABLE transactions;
-        ALTER TABLE transactions_rebuilt RENAME TO transactions;
-        CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
-        """)
+            FROM transactions ORDER BY id
+            """, indexes: [transactionsByChain]))
 
     /// `chains.original_transaction_id` keeps canonical decimal ids
     /// as INTEGERs, as ``transactionsDecimalIDsMigration`` did for transactions' ids (about 5
@@ -60,19 +42,12 @@ extension Schema {
     ///
     /// Rebuilt keeping every row id (transactions, renewal infos and pending events point at
     /// chains by it), in row id order so the copy appends.
-    package static let chainsDecimalIDsMigration = Migration("chains_decimal_ids", sql: """
-        CREATE TABLE chains_rebuilt (
-            id INTEGER PRIMARY KEY,
-            original_transaction_id NOT NULL UNIQUE,
-            user_rowid INTEGER REFERENCES users(id),
-            owned_since_ms INTEGER
-        );
-        INSERT INTO chains_rebuilt (id, original_transaction_id, user_rowid, owned_since_ms)
-            SELECT id, \(decimalID("original_transaction_id")), user_rowid, owned_since_ms FROM chains ORDER BY id;
-        DROP TABLE chains;
-        ALTER TABLE chains_rebuilt RENAME TO chains;
-        CREATE INDEX chains_by_user ON chains(user_rowid);
-        """)
+    package static let chainsDecimalIDsMigration = Migration(
+        "chains_decimal_ids",
+        sql: rebuild("chains", into: current.shape(of: "chains"), copy: """
+            (id, original_transaction_id, user_rowid, owned_since_ms)
+                SELECT id, \(decimalID("original_transaction_id")), user_rowid, owned_since_ms FROM chains ORDER BY id
+            """, indexes: current.indexes(on: "chains")))
 
     /// ``DecimalText/value(_:)`` in SQL (frozen with the migration): the column's text as an
     /// INTEGER when it is 1-18 ASCII digits without a leading zero (or "0"), else as it is

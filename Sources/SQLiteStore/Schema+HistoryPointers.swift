@@ -17,38 +17,31 @@ extension Schema {
     /// Rebuilt as in `history_events_compact_codes` (SQLite cannot drop NOT NULL in place; an
     /// update in place would leave the saved bytes as holes), in the clustered key's order, so
     /// the copy appends.
-    package static let historyPointersMigration = Migration("history_events_point_at_transactions", sql: """
-        CREATE TABLE history_events_rebuilt (
-            event_id TEXT NOT NULL UNIQUE,
-            user_rowid INTEGER NOT NULL REFERENCES users(id),
-            kind INTEGER NOT NULL,
-            occurred_at_ms INTEGER NOT NULL,
-            product_id TEXT,
-            transaction_id TEXT,
-            original_transaction_id TEXT,
-            expires_at_ms INTEGER NOT NULL,
-            environment INTEGER NOT NULL,
-            source INTEGER NOT NULL,
-            apple_notification_type TEXT NOT NULL,
-            transaction_rowid INTEGER,
-            PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
-        ) WITHOUT ROWID;
-        INSERT INTO history_events_rebuilt (
-            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
-            expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
-            SELECT h.event_id, h.user_rowid, h.kind, h.occurred_at_ms,
-                CASE WHEN \(samePointed) THEN NULL ELSE h.product_id END,
-                CASE WHEN \(samePointed) THEN NULL ELSE h.transaction_id END,
-                CASE WHEN \(samePointed) THEN NULL ELSE h.original_transaction_id END,
-                h.expires_at_ms, h.environment, h.source, h.apple_notification_type,
-                CASE WHEN \(samePointed) THEN t.id END
-            FROM history_events h
-                LEFT JOIN transactions t ON t.transaction_id = h.transaction_id
-                LEFT JOIN chains c ON c.id = t.chain_rowid
-            ORDER BY h.user_rowid, h.occurred_at_ms, h.event_id;
-        DROP TABLE history_events;
-        ALTER TABLE history_events_rebuilt RENAME TO history_events;
-        """)
+    package static let historyPointersMigration = Migration(
+        "history_events_point_at_transactions",
+        sql: rebuild("history_events", into: historyPointingAtTransactions, copy: """
+            (
+                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
+                expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
+                SELECT h.event_id, h.user_rowid, h.kind, h.occurred_at_ms,
+                    CASE WHEN \(samePointed) THEN NULL ELSE h.product_id END,
+                    CASE WHEN \(samePointed) THEN NULL ELSE h.transaction_id END,
+                    CASE WHEN \(samePointed) THEN NULL ELSE h.original_transaction_id END,
+                    h.expires_at_ms, h.environment, h.source, h.apple_notification_type,
+                    CASE WHEN \(samePointed) THEN t.id END
+                FROM history_events h
+                    LEFT JOIN transactions t ON t.transaction_id = h.transaction_id
+                    LEFT JOIN chains c ON c.id = t.chain_rowid
+                ORDER BY h.user_rowid, h.occurred_at_ms, h.event_id
+            """))
+
+    /// `history_events` as ``historyPointersMigration`` makes it.
+    static let historyPointingAtTransactions = changing(historyWithCodes, [
+        "product_id": "product_id TEXT",
+        "transaction_id": "transaction_id TEXT",
+        "original_transaction_id": "original_transaction_id TEXT",
+        "apple_notification_type": "apple_notification_type TEXT NOT NULL,\n    transaction_rowid INTEGER",
+    ])
 
     /// Whether the event `h` names exactly the transaction `t` (of chain `c`) found by its id:
     /// NULL (so not) when no transaction has that id.

@@ -9,37 +9,16 @@ extension Schema {
     /// `transactions_environment_code` (create, copy, drop, rename, keeping every row id) rather
     /// than updated in place: an in-place update would leave the saved bytes as holes inside
     /// pages that appends never reuse. Columns, types and the shared SQL stay as they were.
-    package static let transactionsOwnershipTextMigration = Migration("transactions_ownership_type_text", sql: """
-        CREATE TABLE transactions_rebuilt (
-            id INTEGER PRIMARY KEY,
-            transaction_id TEXT NOT NULL UNIQUE,
-            chain_rowid INTEGER NOT NULL REFERENCES chains(id),
-            product_id TEXT NOT NULL,
-            purchase_date_ms INTEGER NOT NULL,
-            original_purchase_date_ms INTEGER NOT NULL,
-            expires_date_ms INTEGER,
-            cancellation_date_ms INTEGER,
-            is_trial_period INTEGER NOT NULL,
-            is_in_intro_offer_period INTEGER NOT NULL,
-            is_upgraded INTEGER NOT NULL,
-            subscription_group_identifier TEXT,
-            web_order_line_item_id TEXT,
-            in_app_ownership_type TEXT,
-            app_account_token TEXT,
-            environment INTEGER NOT NULL,
-            declared_product_type TEXT
-        );
-        INSERT INTO transactions_rebuilt
+    package static let transactionsOwnershipTextMigration = Migration(
+        "transactions_ownership_type_text",
+        sql: rebuild("transactions", into: transactionsWithEnvironmentCode, copy: """
             SELECT id, transaction_id, chain_rowid, product_id, purchase_date_ms,
                 original_purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
                 is_in_intro_offer_period, is_upgraded, subscription_group_identifier,
                 web_order_line_item_id, \(ownershipTypeText), app_account_token,
                 environment, declared_product_type
-            FROM transactions ORDER BY id;
-        DROP TABLE transactions;
-        ALTER TABLE transactions_rebuilt RENAME TO transactions;
-        CREATE INDEX transactions_by_chain ON transactions(chain_rowid);
-        """)
+            FROM transactions ORDER BY id
+            """, indexes: [transactionsByChain]))
 
     /// ``OwnershipTypeText/stored(_:)`` in SQL, as landed in the migration (frozen with it;
     /// PostgresSchema's migration of the same name uses the same text). NULL stays NULL

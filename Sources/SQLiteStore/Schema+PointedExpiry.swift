@@ -22,32 +22,19 @@ extension Schema {
     ///
     /// Rebuilt as the earlier history migrations were, in the clustered key's order, so the
     /// copy appends; the key, the unique index and every other column are as before.
-    package static let pointedExpiryMigration = Migration("history_events_expiry_through_pointer", sql: """
-        CREATE TABLE history_events_rebuilt (
-            event_id NOT NULL UNIQUE,
-            user_rowid INTEGER NOT NULL REFERENCES users(id),
-            kind INTEGER NOT NULL,
-            occurred_at_ms INTEGER NOT NULL,
-            product_id TEXT,
-            transaction_id TEXT,
-            original_transaction_id TEXT,
-            expires_at_ms INTEGER,
-            environment INTEGER NOT NULL,
-            source INTEGER NOT NULL,
-            apple_notification_type TEXT NOT NULL,
-            transaction_rowid INTEGER,
-            PRIMARY KEY (user_rowid, occurred_at_ms, event_id)
-        ) WITHOUT ROWID;
-        INSERT INTO history_events_rebuilt (
-            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
-            expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
-            SELECT h.event_id, h.user_rowid, h.kind, h.occurred_at_ms, h.product_id, h.transaction_id,
-                h.original_transaction_id,
-                CASE WHEN t.expires_date_ms = h.expires_at_ms THEN NULL ELSE h.expires_at_ms END,
-                h.environment, h.source, h.apple_notification_type, h.transaction_rowid
-            FROM history_events h LEFT JOIN transactions t ON t.id = h.transaction_rowid
-            ORDER BY h.user_rowid, h.occurred_at_ms, h.event_id;
-        DROP TABLE history_events;
-        ALTER TABLE history_events_rebuilt RENAME TO history_events;
-        """)
+    package static let pointedExpiryMigration = Migration(
+        "history_events_expiry_through_pointer",
+        sql: rebuild("history_events", into: changing(historyWithCompactIDs, [
+            "expires_at_ms": "expires_at_ms INTEGER",
+        ]), copy: """
+            (
+                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
+                expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
+                SELECT h.event_id, h.user_rowid, h.kind, h.occurred_at_ms, h.product_id, h.transaction_id,
+                    h.original_transaction_id,
+                    CASE WHEN t.expires_date_ms = h.expires_at_ms THEN NULL ELSE h.expires_at_ms END,
+                    h.environment, h.source, h.apple_notification_type, h.transaction_rowid
+                FROM history_events h LEFT JOIN transactions t ON t.id = h.transaction_rowid
+                ORDER BY h.user_rowid, h.occurred_at_ms, h.event_id
+            """))
 }

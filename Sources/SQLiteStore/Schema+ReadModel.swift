@@ -12,16 +12,11 @@ extension Schema {
     /// table (ON CONFLICT (user_id) uses the unique index) and migrate-store's column-by-name
     /// copy stay as they were. Rows go in user_id order (the old table's scan order), and the
     /// index is built once after the copy rather than row by row.
-    package static let userFactsRowidMigration = Migration("user_facts_rowid_table", sql: """
-        CREATE TABLE user_facts_rebuilt (
-            user_id TEXT NOT NULL,
-            facts BLOB NOT NULL
-        );
-        INSERT INTO user_facts_rebuilt (user_id, facts) SELECT user_id, facts FROM user_facts ORDER BY user_id;
-        DROP TABLE user_facts;
-        ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
-        CREATE UNIQUE INDEX user_facts_by_user ON user_facts(user_id);
-        """)
+    package static let userFactsRowidMigration = Migration("user_facts_rowid_table", sql: rebuild(
+        "user_facts",
+        into: "CREATE TABLE user_facts (user_id TEXT NOT NULL, facts BLOB NOT NULL);",
+        copy: "(user_id, facts) SELECT user_id, facts FROM user_facts ORDER BY user_id",
+        indexes: ["CREATE UNIQUE INDEX user_facts_by_user ON user_facts(user_id);"]))
 
     /// `user_facts` is keyed by the user's row (`users.id`) instead
     /// of repeating the user id: the record's rowid is the user's row id, so the unique index
@@ -31,16 +26,13 @@ extension Schema {
     /// and the record table by rowid, as it descended user_facts_by_user and the table before.
     /// Rows go in user row order; a record whose user has no row (never written so) is dropped:
     /// nothing could read it. migrate-store copies by column name, users before user_facts.
-    package static let userFactsByUserRowMigration = Migration("user_facts_by_user_row", sql: """
-        CREATE TABLE user_facts_rebuilt (
-            user_rowid INTEGER PRIMARY KEY REFERENCES users(id),
-            facts BLOB NOT NULL
-        );
-        INSERT INTO user_facts_rebuilt (user_rowid, facts)
-            SELECT u.id, f.facts FROM user_facts f JOIN users u ON u.user_id = f.user_id ORDER BY u.id;
-        DROP TABLE user_facts;
-        ALTER TABLE user_facts_rebuilt RENAME TO user_facts;
-        """)
+    package static let userFactsByUserRowMigration = Migration("user_facts_by_user_row", sql: rebuild(
+        "user_facts",
+        into: "CREATE TABLE user_facts (user_rowid INTEGER PRIMARY KEY REFERENCES users(id), facts BLOB NOT NULL);",
+        copy: """
+            (user_rowid, facts)
+                SELECT u.id, f.facts FROM user_facts f JOIN users u ON u.user_id = f.user_id ORDER BY u.id
+            """))
 
     /// `user_facts` is keyed by ``UserKey`` (a 64-bit hash of the user
     /// id) and holds the id for an exact check, so a miss descends one B-tree (the records, by
@@ -51,11 +43,7 @@ extension Schema {
     /// keeps the row and the other, with no record, is read from the tables.
     /// Needs ``UserKey/sqlFunction`` defined on the connection (``Schema/migrate(_:nowMs:)``).
     package static let userFactsByUserKeyMigration = Migration("user_facts_by_user_key", sql: """
-        CREATE TABLE user_facts_rebuilt (
-            user_key INTEGER PRIMARY KEY,
-            user_id TEXT NOT NULL,
-            facts BLOB NOT NULL
-        );
+        \(SchemaFile.renamed(current.shape(of: "user_facts"), table: "user_facts", to: "user_facts_rebuilt"))
         INSERT OR IGNORE INTO user_facts_rebuilt (user_key, user_id, facts)
             SELECT \(UserKey.sqlFunction)(u.user_id), u.user_id, f.facts
             FROM user_facts f JOIN users u ON u.id = f.user_rowid ORDER BY 1, u.id;

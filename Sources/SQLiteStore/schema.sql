@@ -1,8 +1,10 @@
--- The SQLite schema as the migrations leave it (Schema.swift), for reading: what a database at
--- the latest version holds. Not applied by the service: migrations build every database, and
--- landed migrations are never edited. SQLiteSchemaFileTests migrates an empty database and holds
--- the result equal to this file applied to another (tables, columns with their declared types,
--- keys, foreign keys, indexes). Without schema_migrations, the migrator's own table.
+-- The SQLite schema as the migrations leave it (Schema.swift): what a database at the latest
+-- version holds, each table's current shape stated once. The binary embeds this file: a
+-- migration that makes a table in its current shape takes the statement from here (SchemaFile),
+-- as long as no later migration changes that table. SQLiteSchemaFileTests migrates an empty
+-- database and holds the result equal to this file applied to another (tables, columns with
+-- their declared types, keys, foreign keys, indexes). Without schema_migrations, the migrator's
+-- own table.
 -- Packed values (codes, decimal ids, compact event ids, record formats): docs/storage.md.
 
 CREATE TABLE users (

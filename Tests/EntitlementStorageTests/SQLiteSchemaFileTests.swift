@@ -28,6 +28,15 @@ final class SQLiteSchemaFileTests: StoreTestCase {
         }
     }
 
+    /// A table a migration takes from schema.sql is one no later migration changes, or the
+    /// taking migration would make the later shape too early on an upgrade (``SchemaFile``).
+    func testNoMigrationChangesATableAnEarlierOneTookFromSchemaSQL() {
+        let migrations = Schema.migrator.migrations.map(\.sql)
+        XCTAssertEqual(Schema.current.tablesChangedAfterTaken(in: migrations).map { "\($0)" }, [])
+        let altered = migrations + ["ALTER TABLE grants ADD COLUMN note TEXT;", "DROP TABLE users;"]
+        XCTAssertEqual(Schema.current.tablesChangedAfterTaken(in: altered).map(\.table).sorted(), ["grants", "users"])
+    }
+
     /// Every table but the migrator's own, one line per table, column, foreign key and index, in
     /// a fixed order; an index made by CREATE INDEX with its statement, one a constraint made
     /// by its origin and columns (SQLite numbers those by creation order).
