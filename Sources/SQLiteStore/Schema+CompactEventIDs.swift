@@ -15,9 +15,7 @@ extension Schema {
     package static let compactEventIDsMigration = Migration(
         "history_events_compact_ids",
         sql: rebuild("history_events", into: historyWithCompactIDs, copy: """
-            (
-                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
-                expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
+            (\(historyColumnsWithPointer))
                 SELECT \(CompactEventID.storedSQL("event_id")), user_rowid, kind, occurred_at_ms, product_id,
                     transaction_id, original_transaction_id, expires_at_ms, environment, source,
                     apple_notification_type, transaction_rowid

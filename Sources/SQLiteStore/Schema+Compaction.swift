@@ -58,14 +58,23 @@ extension Schema {
     /// (1 byte in SQLite instead of 10). Rebuilt as above, keeping every row id.
     package static let transactionsEnvironmentMigration = Migration(
         "transactions_environment_code",
-        sql: rebuild("transactions", into: transactionsWithEnvironmentCode, copy: """
-            SELECT id, transaction_id, chain_rowid, product_id, purchase_date_ms,
-                original_purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
-                is_in_intro_offer_period, is_upgraded, subscription_group_identifier,
-                web_order_line_item_id, in_app_ownership_type, app_account_token,
-                \(environmentCode), declared_product_type
-            FROM transactions ORDER BY id
-            """, indexes: [transactionsByChain]))
+        sql: rebuild("transactions", into: transactionsWithEnvironmentCode,
+                     copy: copyTransactions(environment: environmentCode), indexes: [transactionsByChain]))
+
+    /// The copy step of the rebuilds of `transactions` in its first two shapes (the same
+    /// columns): every column as it is, in row id order, but `environment` and
+    /// `in_app_ownership_type`, which take the SQL given.
+    static func copyTransactions(environment: String = "environment",
+                                 ownership: String = "in_app_ownership_type") -> String {
+        """
+        SELECT id, transaction_id, chain_rowid, product_id, purchase_date_ms,
+            original_purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
+            is_in_intro_offer_period, is_upgraded, subscription_group_identifier,
+            web_order_line_item_id, \(ownership), app_account_token,
+            \(environment), declared_product_type
+        FROM transactions ORDER BY id
+        """
+    }
 
     /// `transactions` as ``transactionsEnvironmentMigration`` makes it.
     static let transactionsWithEnvironmentCode = changing(transactionsAsCreated, [

@@ -20,9 +20,7 @@ extension Schema {
     package static let historyPointersMigration = Migration(
         "history_events_point_at_transactions",
         sql: rebuild("history_events", into: historyPointingAtTransactions, copy: """
-            (
-                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
-                expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
+            (\(historyColumnsWithPointer))
                 SELECT h.event_id, h.user_rowid, h.kind, h.occurred_at_ms,
                     CASE WHEN \(samePointed) THEN NULL ELSE h.product_id END,
                     CASE WHEN \(samePointed) THEN NULL ELSE h.transaction_id END,
@@ -34,6 +32,13 @@ extension Schema {
                     LEFT JOIN chains c ON c.id = t.chain_rowid
                 ORDER BY h.user_rowid, h.occurred_at_ms, h.event_id
             """))
+
+    /// The columns of ``historyPointingAtTransactions`` and the shapes after it, in order: what
+    /// each rebuild of `history_events` from here copies.
+    static let historyColumnsWithPointer = """
+        event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
+            expires_at_ms, environment, source, apple_notification_type, transaction_rowid
+        """
 
     /// `history_events` as ``historyPointersMigration`` makes it.
     static let historyPointingAtTransactions = changing(historyWithCodes, [

@@ -11,14 +11,8 @@ extension Schema {
     /// pages that appends never reuse. Columns, types and the shared SQL stay as they were.
     package static let transactionsOwnershipTextMigration = Migration(
         "transactions_ownership_type_text",
-        sql: rebuild("transactions", into: transactionsWithEnvironmentCode, copy: """
-            SELECT id, transaction_id, chain_rowid, product_id, purchase_date_ms,
-                original_purchase_date_ms, expires_date_ms, cancellation_date_ms, is_trial_period,
-                is_in_intro_offer_period, is_upgraded, subscription_group_identifier,
-                web_order_line_item_id, \(ownershipTypeText), app_account_token,
-                environment, declared_product_type
-            FROM transactions ORDER BY id
-            """, indexes: [transactionsByChain]))
+        sql: rebuild("transactions", into: transactionsWithEnvironmentCode,
+                     copy: copyTransactions(ownership: ownershipTypeText), indexes: [transactionsByChain]))
 
     /// ``OwnershipTypeText/stored(_:)`` in SQL, as landed in the migration (frozen with it;
     /// PostgresSchema's migration of the same name uses the same text). NULL stays NULL

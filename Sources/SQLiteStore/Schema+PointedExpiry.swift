@@ -27,9 +27,7 @@ extension Schema {
         sql: rebuild("history_events", into: changing(historyWithCompactIDs, [
             "expires_at_ms": "expires_at_ms INTEGER",
         ]), copy: """
-            (
-                event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
-                expires_at_ms, environment, source, apple_notification_type, transaction_rowid)
+            (\(historyColumnsWithPointer))
                 SELECT h.event_id, h.user_rowid, h.kind, h.occurred_at_ms, h.product_id, h.transaction_id,
                     h.original_transaction_id,
                     CASE WHEN t.expires_date_ms = h.expires_at_ms THEN NULL ELSE h.expires_at_ms END,
