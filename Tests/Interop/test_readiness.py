@@ -117,8 +117,6 @@ def test_http2_request_with_host_instead_of_authority_is_served(default_server):
     assert h2_get(default_server.address, "/readyz", [("host", "x")]) == (200, "ok")
 
 
-@pytest.mark.xfail(strict=True, reason="libnghttp2 (1.52 and its master) resets a request with neither :authority "
-                   "nor host (PROTOCOL_ERROR) while its HTTP messaging checks are on; docs/operations.md#probes")
 def test_http2_request_without_authority_is_served(default_server):
     assert h2_get(default_server.address, "/readyz", []) == (200, "ok")
 
