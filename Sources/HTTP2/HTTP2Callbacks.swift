@@ -53,12 +53,9 @@ enum HTTP2Callbacks {
             let inTrailers = frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
             return session.withIncomingStream(id) { stream -> Int32 in
                 if stream.isRejected { return 0 }
-                switch stream.checks.field(name: UnsafeBufferPointer(start: name, count: nameLength),
-                                           value: UnsafeBufferPointer(start: value, count: valueLength),
-                                           inTrailers: inTrailers) {
-                case .keep: break
-                case .ignore: return 0
-                case .reset:
+                guard stream.checks.acceptField(name: UnsafeBufferPointer(start: name, count: nameLength),
+                                                value: UnsafeBufferPointer(start: value, count: valueLength),
+                                                inTrailers: inTrailers) else {
                     session.rejectMalformed(id, stream)
                     return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
                 }

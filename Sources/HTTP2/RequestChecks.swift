@@ -10,16 +10,6 @@ internal import CNGHTTP2
 /// own public checks (`nghttp2_check_header_name` and the like). One value lives from a stream's
 /// first HEADERS to its END_STREAM, so trailers and DATA are checked against what the head said.
 struct RequestChecks {
-    /// What becomes of one header field.
-    enum Verdict: Equatable {
-        /// A valid field: pass it on.
-        case keep
-        /// A regular field with a bad character: dropped silently, as nghttp2 drops it.
-        case ignore
-        /// A malformed request (RFC 9113 §8.1.1): reset the stream with PROTOCOL_ERROR.
-        case reset
-    }
-
     /// The fields nghttp2 gives a rule of their own; every other name is `.other`.
     enum FieldKind: Equatable {
         case authority, method, path, scheme, `protocol`, host, contentLength, te
@@ -53,59 +43,52 @@ struct RequestChecks {
     /// DATA payload bytes so far, padding excluded.
     private(set) var receivedLength = 0
 
-    /// Checks one field of the request's head (`inTrailers` false) or of its trailers.
-    mutating func field(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
-                        inTrailers: Bool) -> Verdict {
+    /// Whether one field of the request's head (`inTrailers` false) or of its trailers keeps the
+    /// request well-formed; false resets the stream with PROTOCOL_ERROR (RFC 9113 §8.1.1).
+    ///
+    /// A bad character anywhere is malformed: nghttp2 drops a regular field with one only when
+    /// an `on_invalid_header` callback asks it to, and the session sets none.
+    mutating func acceptField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>,
+                              inTrailers: Bool) -> Bool {
         let isPseudo = name.first == UInt8(ascii: ":")
-        guard nghttp2_check_header_name(name.baseAddress, name.count) != 0 else {
-            // Uppercase is malformed (RFC 9113 §8.2.1); other bad characters are dropped.
-            if isPseudo || name.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
-                return .reset
-            }
-            seen.insert(.regularField)
-            return .ignore
-        }
+        guard nghttp2_check_header_name(name.baseAddress, name.count) != 0 else { return false }
         let kind = Self.kind(of: name)
-        guard Self.isValid(value, of: kind) else {
-            if isPseudo { return .reset }
-            seen.insert(.regularField)
-            return .ignore
-        }
-        if isPseudo && (inTrailers || seen.contains(.regularField)) { return .reset }
+        guard Self.isValid(value, of: kind) else { return false }
+        if isPseudo && (inTrailers || seen.contains(.regularField)) { return false }
         switch kind {
         case .authority, .host:
-            guard firstNonEmpty(kind == .authority ? .authority : .host, value) else { return .reset }
+            guard firstNonEmpty(kind == .authority ? .authority : .host, value) else { return false }
         case .method:
-            guard firstNonEmpty(.method, value) else { return .reset }
+            guard firstNonEmpty(.method, value) else { return false }
             if Self.equals(value, "CONNECT") { seen.insert(.connect) }
             if Self.equals(value, "OPTIONS") { seen.insert(.options) }
         case .path:
-            guard firstNonEmpty(.path, value) else { return .reset }
+            guard firstNonEmpty(.path, value) else { return false }
             if value[0] == UInt8(ascii: "/") {
                 seen.insert(.regularPath)
             } else if value.count == 1 && value[0] == UInt8(ascii: "*") {
                 seen.insert(.asteriskPath)
             }
         case .scheme:
-            guard firstNonEmpty(.scheme, value) else { return .reset }
+            guard firstNonEmpty(.scheme, value) else { return false }
             if Self.equalsIgnoringCase(value, "http") || Self.equalsIgnoringCase(value, "https") {
                 seen.insert(.httpScheme)
             }
         case .protocol:
             // Extended CONNECT (RFC 8441) needs SETTINGS_ENABLE_CONNECT_PROTOCOL, never sent.
-            return .reset
+            return false
         case .contentLength:
-            guard declaredLength == -1, let length = Self.decimal(value) else { return .reset }
+            guard declaredLength == -1, let length = Self.decimal(value) else { return false }
             declaredLength = length
         case .connectionSpecific:
-            return .reset
+            return false
         case .te:
-            guard Self.equalsIgnoringCase(value, "trailers") else { return .reset }
+            guard Self.equalsIgnoringCase(value, "trailers") else { return false }
         case .other:
-            if isPseudo { return .reset }
+            if isPseudo { return false }
         }
         if !isPseudo { seen.insert(.regularField) }
-        return .keep
+        return true
     }
 
     /// Whether the complete head makes a well-formed request (RFC 9113 §8.3.1, §8.5); false
