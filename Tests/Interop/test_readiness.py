@@ -121,6 +121,21 @@ def test_http2_request_without_authority_is_served(default_server):
     assert h2_get(default_server.address, "/readyz", []) == (200, "ok")
 
 
+@pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy is not installed")
+def test_haproxy_http2_check_finds_the_replica_up(pb, default_server, tmp_path):
+    """haproxy 2.6's HTTP/2 check (`check-proto h2`) sends no :authority and no host; served, it
+    keeps the replica up, and calls go through. Were it reset, two failed checks (1 s) would
+    mark the replica DOWN and every call through haproxy would fail."""
+    proxy = Haproxy(tmp_path, f"127.0.0.1:{free_port()}", [default_server.address], check_proto="h2")
+    try:
+        time.sleep(2.5)
+        with grpc.insecure_channel(proxy.listen) as channel:
+            assert health_status(pb, channel) == pb.health.HealthCheckResponse.SERVING
+        assert "DOWN" not in proxy.log(), proxy.log()
+    finally:
+        proxy.stop()
+
+
 def test_health_watch_sends_serving_then_not_serving_and_ends_when_draining(pb, server):
     s = server("--shutdown-grace-period", "20s")
     with s.channel() as channel:
