@@ -64,9 +64,11 @@ extension RequestChecks {
             && (bytes.isEmpty || memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0)
     }
 
-    /// ASCII case-insensitive comparison with a lowercase `literal`.
+    /// ASCII case-insensitive comparison with a lowercase `literal`; the exact match clients send
+    /// (`te: trailers`, `:scheme: http`) is a memcmp.
     static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        if equals(bytes, literal) { return true }
         for index in 0..<bytes.count {
             var byte = bytes[index]
             if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte |= 0x20 }
