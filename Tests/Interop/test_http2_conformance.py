@@ -10,7 +10,7 @@ import h2.config
 import h2.connection
 import h2.events
 import pytest
-from hpack import Encoder
+from hpack import Decoder, Encoder
 from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame, RstStreamFrame, SettingsFrame
 
 from conftest import assert_serving
@@ -286,3 +286,18 @@ def test_body_matching_its_content_length_across_frames_with_trailers_is_served(
     frames = peer.frames(lambda fs: 1 in responses(fs) or bool(rst_codes(fs, 1)))
     peer.close()
     assert 1 in responses(frames) and rst_codes(frames, 1) == [], frames
+
+
+def test_grpc_call_without_authority_is_routed_by_its_path(default_server):
+    """gRPC needs no :authority either: the router goes by :path alone."""
+    peer = RawPeer(default_server)
+    peer.open()
+    peer.headers(1, [(":method", "POST"), (":scheme", "http"), (":path", "/grpc.health.v1.Health/Check"),
+                     ("content-type", "application/grpc"), ("te", "trailers")], end_stream=False)
+    peer.data(1, b"\x00\x00\x00\x00\x00", end_stream=True)
+    frames = peer.frames(lambda fs: any(isinstance(f, HeadersFrame) and "END_STREAM" in f.flags for f in fs))
+    peer.close()
+    decoder = Decoder()
+    fields = [dict(decoder.decode(f.data)) for f in frames if isinstance(f, HeadersFrame) and f.stream_id == 1]
+    assert fields and fields[0].get(":status") == "200", fields
+    assert fields[-1].get("grpc-status") == "0", fields
