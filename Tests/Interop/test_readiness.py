@@ -5,7 +5,7 @@ answers 503 with one short code (store_unavailable, draining) while the replica 
 calls, and the gRPC health check answers NOT_SERVING exactly then. A PostgreSQL database that
 stops answering takes the replica out within 5 s and its return puts it back within 5 s, in the
 same process; meanwhile writes fail fast with UNAVAILABLE. Requests without :authority or Host
-are probes' requests too (haproxy's checks): those that can be served are.
+are probes' requests too (haproxy's checks, over HTTP/1.1 and HTTP/2): they are served.
 """
 import os
 import shutil
