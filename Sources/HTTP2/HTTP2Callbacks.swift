@@ -44,14 +44,25 @@ enum HTTP2Callbacks {
         return 0
     }
 
+    /// Holds each field to ``RequestChecks`` before keeping it; a malformed request is reset and
+    /// nghttp2 told to stop (TEMPORAL_CALLBACK_FAILURE: it skips the rest of the block).
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
         withOwner(userData) { session in
             guard let frame, let name, let value else { return 0 }
-            session.withIncomingStream(frame.pointee.hd.stream_id) { stream in
+            let id = frame.pointee.hd.stream_id
+            let inTrailers = frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
+            return session.withIncomingStream(id) { stream -> Int32 in
+                if stream.isRejected { return 0 }
+                guard stream.checks.acceptField(name: UnsafeBufferPointer(start: name, count: nameLength),
+                                                value: UnsafeBufferPointer(start: value, count: valueLength),
+                                                inTrailers: inTrailers) else {
+                    session.rejectMalformed(id, stream)
+                    return Int32(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+                }
                 stream.headerBytes += nameLength + valueLength + 32
                 if stream.headerBytes > session.limits.maxHeaderListSize {
                     stream.headerLimitExceeded = true
-                    return
+                    return 0
                 }
                 if nameLength > 0 && name[0] == UInt8(ascii: ":") {
                     // Only two pseudo-headers are kept; the others (:scheme, :authority) need no String.
@@ -67,8 +78,8 @@ enum HTTP2Callbacks {
                     stream.headers.add(name: session.recentStrings.string(name, nameLength),
                                        value: session.recentStrings.string(value, valueLength))
                 }
-            }
-            return 0
+                return 0
+            } ?? 0
         }
     }
 
@@ -86,12 +97,28 @@ enum HTTP2Callbacks {
             withOwner(userData) { $0.removeIncoming(frame.pointee.hd.stream_id) }
             return 0
         }
-        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }
         let id = frame.pointee.hd.stream_id
+        let endsStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         return withOwner(userData) { session in
-            guard let stream = session.removeIncoming(id) else { return 0 }
-            session.events.append(.request(streamID: id, stream.takeRequest()))
+            // Whether the request is complete; the stream leaves ``incoming`` only after this
+            // closure, which borrows it unretained.
+            let complete = session.withIncomingStream(id) { stream -> Bool in
+                guard !stream.isRejected else { return false }
+                let accepted: Bool
+                if type == UInt8(NGHTTP2_DATA.rawValue) {
+                    accepted = !endsStream || stream.checks.acceptEndOfStream()
+                } else if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+                    accepted = stream.checks.acceptHead(endsStream: endsStream)
+                } else {
+                    accepted = stream.checks.acceptTrailers(endsStream: endsStream)
+                }
+                if !accepted { session.rejectMalformed(id, stream) }
+                return accepted && endsStream
+            } ?? false
+            if complete, let stream = session.removeIncoming(id) {
+                session.events.append(.request(streamID: id, stream.takeRequest()))
+            }
             return 0
         }
     }
@@ -100,6 +127,11 @@ enum HTTP2Callbacks {
         guard let data else { return 0 }
         withOwner(userData) { session in
             session.withIncomingStream(streamID) { stream in
+                if stream.isRejected { return }
+                guard stream.checks.acceptData(count: length) else {
+                    session.rejectMalformed(streamID, stream)
+                    return
+                }
                 if stream.bodyLimitExceeded { return }
                 if stream.body.count + length > session.limits.maxRequestBodySize {
                     // Drop, don't truncate: the service answers "too large" and memory stays bounded.

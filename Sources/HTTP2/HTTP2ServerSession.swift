@@ -16,6 +16,10 @@ public final class HTTP2ServerSession {
         var headerLimitExceeded = false
         var body: [UInt8] = []
         var bodyLimitExceeded = false
+        /// The RFC 9113 §8 rules this request is held to as its fields and DATA arrive.
+        var checks = RequestChecks()
+        /// The request broke them and the stream is being reset: what still arrives is dropped.
+        var isRejected = false
         init() { headers.reserveCapacity(8) }
 
         /// The request collected, its parts moved out (the stream is done with them): copying
@@ -36,8 +40,7 @@ public final class HTTP2ServerSession {
         ///
         /// Nothing when the declared length is over `limit` (such a body is dropped anyway) or
         /// the value is not a plain decimal number. The header is only the client's word: a
-        /// body that differs from it still arrives whole (the array grows as before) and
-        /// nghttp2 resets the stream for the mismatch.
+        /// body that differs from it is not delivered: ``RequestChecks`` resets the stream.
         func reserveBody(declaredLength value: UnsafePointer<UInt8>, _ count: Int, limit: Int) {
             guard body.isEmpty, count > 0, count <= 18 else { return }
             var length = 0
@@ -113,6 +116,9 @@ public final class HTTP2ServerSession {
         // Closed streams are not kept (they grew an idle connection by a stream per call up to
         // 256): ``ClientStreamIDs`` remembers them as ranges for the STREAM_CLOSED check.
         nghttp2_option_set_no_closed_streams(option, 1)
+        // nghttp2's own request checks would reset a request without `:authority` or `host`,
+        // which RFC 9113 §8.3.1 allows: ``RequestChecks`` makes the same checks without that one.
+        nghttp2_option_set_no_http_messaging(option, 1)
         var raw: OpaquePointer?
         // user_data is filled in below: `self` cannot be referenced before all stored
         // properties exist, so the session starts with nil and gets `self` right after.

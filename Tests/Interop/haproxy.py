@@ -16,9 +16,8 @@ connections over all replicas).
 to (an on-demand reconciliation then shows in the metrics of the replica that ran it).
 
 Health checks ask each replica's /readyz over HTTP/1.1 every 500 ms, also for the HTTP/2
-backend (`check-proto h1`): there, haproxy 2.6's HTTP/2 check sends neither :authority nor host,
-libnghttp2 resets such a stream, and haproxy marked every replica DOWN ("Socket error") while
-its HTTP/2 requests to the same replicas succeeded. A replica is also marked
+backend (`check-proto h1`), as Deploy/haproxy.cfg does; haproxy 2.6's HTTP/2 check, which sends
+neither :authority nor host, is served as well (test_readiness.py runs it). A replica is also marked
 down at its first refused connection (`observe layer4`, `on-error mark-down`): one that is
 draining after SIGTERM refuses new connections at once, and the balancer would otherwise send its
 clients' retries back to it until two checks failed (their requests got haproxy's 503). A
@@ -38,15 +37,17 @@ from ports import free_port
 START_TIMEOUT = 10.0
 
 
-def config(listen: str, replicas, check_interval_ms: int = 500, spread: bool = False) -> str:
+def config(listen: str, replicas, check_interval_ms: int = 500, spread: bool = False,
+           check_proto: str = "h1") -> str:
     """The haproxy.cfg text for `replicas` (HOST:PORT each, replica 0 first); `spread` balances
-    connections over the replicas instead of pinning them to the first one up."""
+    connections over the replicas instead of pinning them to the first one up; `check_proto` is
+    the protocol of the /readyz checks."""
     balance = "hash src_port" if spread else "first"
 
     def servers(extra: str) -> str:
         return "\n".join(f"    server replica{i} {address} {extra}".rstrip() for i, address in enumerate(replicas))
 
-    check = (f"check check-proto h1 inter {check_interval_ms} fall 2 rise 1 "
+    check = (f"check check-proto {check_proto} inter {check_interval_ms} fall 2 rise 1 "
              "observe layer4 error-limit 1 on-error mark-down")
     return f"""global
     nbthread 1
@@ -90,11 +91,11 @@ backend replica0
 class Haproxy:
     """haproxy in the foreground (-db) on `listen`, its log in workdir/haproxy.log."""
 
-    def __init__(self, workdir: Path, listen: str, replicas, spread: bool = False):
+    def __init__(self, workdir: Path, listen: str, replicas, spread: bool = False, check_proto: str = "h1"):
         self.workdir = workdir
         self.listen = listen
         self.config_path = workdir / "haproxy.cfg"
-        self.config_path.write_text(config(listen, replicas, spread=spread))
+        self.config_path.write_text(config(listen, replicas, spread=spread, check_proto=check_proto))
         self.log_path = workdir / "haproxy.log"
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(["haproxy", "-db", "-f", str(self.config_path)],

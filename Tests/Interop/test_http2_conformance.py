@@ -10,7 +10,7 @@ import h2.config
 import h2.connection
 import h2.events
 import pytest
-from hpack import Encoder
+from hpack import Decoder, Encoder
 from hyperframe.frame import DataFrame, Frame, GoAwayFrame, HeadersFrame, RstStreamFrame, SettingsFrame
 
 from conftest import assert_serving
@@ -176,3 +176,128 @@ def test_late_frames_on_a_stream_the_server_reset_are_ignored(default_server):
     peer.close()
     assert 3 in responses(frames), frames
     assert goaways(frames) == [], frames
+
+
+def rst_codes(frames, stream_id):
+    return [f.error_code for f in frames if isinstance(f, RstStreamFrame) and f.stream_id == stream_id]
+
+
+HEAD = [(":method", "POST"), (":scheme", "http"), (":path", "/healthz"), (":authority", "localhost")]
+GET_HEAD = [(":method", "GET"), (":scheme", "http"), (":path", "/healthz")]
+
+# Malformed requests (RFC 9113 §8.1.1): each is a stream error PROTOCOL_ERROR, the connection
+# lives on. The h2spec 2.0.0 cases of section 8.1.2 first, then the other rules the server holds
+# requests to (docs/architecture.md#the-http2-layer). Each: head, DATA payloads, trailers.
+MALFORMED = {
+    "uppercase name (h2spec 8.1.2/1)": (HEAD + [("X-Test", "1")], [], None),
+    "unknown pseudo-header (8.1.2.1/1)": (HEAD + [(":test", "1")], [], None),
+    "response pseudo-header (8.1.2.1/2)": (HEAD + [(":status", "200")], [], None),
+    "pseudo-header in trailers (8.1.2.1/3)": (HEAD, [b"x"], [(":method", "POST")]),
+    "pseudo-header after a regular one (8.1.2.1/4)": (
+        [(":method", "POST"), (":scheme", "http"), ("x-a", "1"), (":path", "/healthz")], [], None),
+    "connection-specific field (8.1.2.2/1)": (HEAD + [("connection", "keep-alive")], [], None),
+    "TE other than trailers (8.1.2.2/2)": (HEAD + [("te", "trailers, deflate")], [], None),
+    "empty :path (8.1.2.3/1)": ([(":method", "GET"), (":scheme", "http"), (":path", "")], [], None),
+    "missing :method (8.1.2.3/2)": ([(":scheme", "http"), (":path", "/healthz")], [], None),
+    "missing :scheme (8.1.2.3/3)": ([(":method", "GET"), (":path", "/healthz")], [], None),
+    "missing :path (8.1.2.3/4)": ([(":method", "GET"), (":scheme", "http")], [], None),
+    "duplicate :method (8.1.2.3/5)": (GET_HEAD + [(":method", "GET")], [], None),
+    "duplicate :scheme (8.1.2.3/6)": (GET_HEAD + [(":scheme", "http")], [], None),
+    "duplicate :path (8.1.2.3/7)": (GET_HEAD + [(":path", "/healthz")], [], None),
+    "content-length above DATA (8.1.2.6/1)": (HEAD + [("content-length", "1")], [b"test"], None),
+    "content-length across DATA frames (8.1.2.6/2)": (HEAD + [("content-length", "1")], [b"te", b"st"], None),
+    "content-length below DATA at the end": (HEAD + [("content-length", "9")], [b"test"], None),
+    "two content-lengths": (HEAD + [("content-length", "4"), ("content-length", "4")], [b"test"], None),
+    "content-length not a number": (HEAD + [("content-length", "+4")], [b"test"], None),
+    "keep-alive": (HEAD + [("keep-alive", "5")], [], None),
+    "proxy-connection": (HEAD + [("proxy-connection", "x")], [], None),
+    "transfer-encoding": (HEAD + [("transfer-encoding", "chunked")], [], None),
+    "upgrade": (HEAD + [("upgrade", "h2c")], [], None),
+    "duplicate :authority": (HEAD + [(":authority", "localhost")], [], None),
+    "empty :authority": (GET_HEAD + [(":authority", "")], [], None),
+    "duplicate host": (GET_HEAD + [("host", "a"), ("host", "a")], [], None),
+    "empty host": (GET_HEAD + [("host", "")], [], None),
+    "space in :authority": (GET_HEAD + [(":authority", "a b")], [], None),
+    ":path without a slash over http": ([(":method", "GET"), (":scheme", "http"), (":path", "healthz")], [], None),
+    ":path * outside OPTIONS": ([(":method", "GET"), (":scheme", "http"), (":path", "*")], [], None),
+    "bad :scheme": ([(":method", "GET"), (":scheme", "1http"), (":path", "/healthz")], [], None),
+    "bad :method": ([(":method", "GE T"), (":scheme", "http"), (":path", "/healthz")], [], None),
+    ":protocol (no extended CONNECT)": (HEAD + [(":protocol", "websocket")], [], None),
+    "CONNECT with :path": ([(":method", "CONNECT"), (":authority", "a:1"), (":path", "/")], [], None),
+    "CONNECT with :scheme": ([(":method", "CONNECT"), (":authority", "a:1"), (":scheme", "http")], [], None),
+    "CONNECT without :authority": ([(":method", "CONNECT")], [], None),
+    "trailers that do not end the stream": (HEAD, [b"x"], "open"),
+    "control character in a pseudo-header value": (GET_HEAD + [(":authority", "a\x01")], [], None),
+    "control character in a regular value": (HEAD + [("x-bad", "a\x01b")], [], None),
+    "space in a name": (HEAD + [("x bad", "1")], [], None),
+    "value with a leading space": (HEAD + [("x-bad", " 1")], [], None),
+}
+
+
+def send_request(peer, stream_id, head, payloads, trailers):
+    peer.headers(stream_id, head, end_stream=not payloads and trailers is None)
+    for index, payload in enumerate(payloads):
+        peer.data(stream_id, payload, end_stream=trailers is None and index == len(payloads) - 1)
+    if trailers == "open":
+        peer.headers(stream_id, [("x-trailer", "1")], end_stream=False)
+    elif trailers is not None:
+        peer.headers(stream_id, trailers)
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_request_is_a_stream_error(default_server, case):
+    head, payloads, trailers = MALFORMED[case]
+    peer = RawPeer(default_server)
+    peer.open()
+    send_request(peer, 1, head, payloads, trailers)
+    frames = peer.frames(lambda fs: bool(rst_codes(fs, 1)))
+    peer.headers(3, request())
+    frames += peer.frames(lambda fs: 3 in responses(fs))
+    peer.close()
+    assert rst_codes(frames, 1) == [PROTOCOL_ERROR], frames
+    assert 1 not in responses(frames), "the malformed request was answered"
+    assert 3 in responses(frames) and goaways(frames) == [], "the connection did not survive"
+
+
+WELL_FORMED = {
+    "no :authority and no host (RFC 9113 §8.3.1)": GET_HEAD,
+    "host instead of :authority": GET_HEAD + [("host", "localhost")],
+    ":authority and host": GET_HEAD + [(":authority", "localhost"), ("host", "localhost")],
+    "te: trailers, any case": GET_HEAD + [(":authority", "a"), ("te", "Trailers")],
+    "HTTP scheme in capitals": [(":method", "GET"), (":scheme", "HTTP"), (":path", "/healthz"), (":authority", "a")],
+}
+
+
+@pytest.mark.parametrize("case", sorted(WELL_FORMED))
+def test_well_formed_request_is_answered(default_server, case):
+    peer = RawPeer(default_server)
+    peer.open()
+    peer.headers(1, WELL_FORMED[case])
+    frames = peer.frames(lambda fs: 1 in responses(fs) or bool(rst_codes(fs, 1)))
+    peer.close()
+    assert 1 in responses(frames) and rst_codes(frames, 1) == [], frames
+
+
+def test_body_matching_its_content_length_across_frames_with_trailers_is_served(default_server):
+    peer = RawPeer(default_server)
+    peer.open()
+    send_request(peer, 1, HEAD + [("content-length", "4"), ("content-type", "text/plain")], [b"te", b"st"],
+                 [("x-trailer", "1"), ("content-type", "text/plain")])
+    frames = peer.frames(lambda fs: 1 in responses(fs) or bool(rst_codes(fs, 1)))
+    peer.close()
+    assert 1 in responses(frames) and rst_codes(frames, 1) == [], frames
+
+
+def test_grpc_call_without_authority_is_routed_by_its_path(default_server):
+    """gRPC needs no :authority either: the router goes by :path alone."""
+    peer = RawPeer(default_server)
+    peer.open()
+    peer.headers(1, [(":method", "POST"), (":scheme", "http"), (":path", "/grpc.health.v1.Health/Check"),
+                     ("content-type", "application/grpc"), ("te", "trailers")], end_stream=False)
+    peer.data(1, b"\x00\x00\x00\x00\x00", end_stream=True)
+    frames = peer.frames(lambda fs: any(isinstance(f, HeadersFrame) and "END_STREAM" in f.flags for f in fs))
+    peer.close()
+    decoder = Decoder()
+    fields = [dict(decoder.decode(f.data)) for f in frames if isinstance(f, HeadersFrame) and f.stream_id == 1]
+    assert fields and fields[0].get(":status") == "200", fields
+    assert fields[-1].get("grpc-status") == "0", fields

@@ -5,7 +5,7 @@ answers 503 with one short code (store_unavailable, draining) while the replica 
 calls, and the gRPC health check answers NOT_SERVING exactly then. A PostgreSQL database that
 stops answering takes the replica out within 5 s and its return puts it back within 5 s, in the
 same process; meanwhile writes fail fast with UNAVAILABLE. Requests without :authority or Host
-are probes' requests too (haproxy's checks): those that can be served are.
+are probes' requests too (haproxy's checks, over HTTP/1.1 and HTTP/2): they are served.
 """
 import os
 import shutil
@@ -117,10 +117,23 @@ def test_http2_request_with_host_instead_of_authority_is_served(default_server):
     assert h2_get(default_server.address, "/readyz", [("host", "x")]) == (200, "ok")
 
 
-@pytest.mark.xfail(strict=True, reason="libnghttp2 (1.52 and its master) resets a request with neither :authority "
-                   "nor host (PROTOCOL_ERROR) while its HTTP messaging checks are on; docs/operations.md#probes")
 def test_http2_request_without_authority_is_served(default_server):
     assert h2_get(default_server.address, "/readyz", []) == (200, "ok")
+
+
+@pytest.mark.skipif(not shutil.which("haproxy"), reason="haproxy is not installed")
+def test_haproxy_http2_check_finds_the_replica_up(pb, default_server, tmp_path):
+    """haproxy 2.6's HTTP/2 check (`check-proto h2`) sends no :authority and no host; served, it
+    keeps the replica up, and calls go through. Were it reset, two failed checks (1 s) would
+    mark the replica DOWN and every call through haproxy would fail."""
+    proxy = Haproxy(tmp_path, f"127.0.0.1:{free_port()}", [default_server.address], check_proto="h2")
+    try:
+        time.sleep(2.5)
+        with grpc.insecure_channel(proxy.listen) as channel:
+            assert health_status(pb, channel) == pb.health.HealthCheckResponse.SERVING
+        assert "DOWN" not in proxy.log(), proxy.log()
+    finally:
+        proxy.stop()
 
 
 def test_health_watch_sends_serving_then_not_serving_and_ends_when_draining(pb, server):
