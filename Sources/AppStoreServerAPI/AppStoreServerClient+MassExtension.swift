@@ -50,15 +50,6 @@ public struct MassExtensionStatus: Sendable, Equatable {
     public var completeDateMs: Int64?
     public var succeededCount: Int
     public var failedCount: Int
-
-    public init(requestIdentifier: String, complete: Bool, completeDateMs: Int64?, succeededCount: Int,
-                failedCount: Int) {
-        self.requestIdentifier = requestIdentifier
-        self.complete = complete
-        self.completeDateMs = completeDateMs
-        self.succeededCount = succeededCount
-        self.failedCount = failedCount
-    }
 }
 
 extension ServerAPIBody {

@@ -93,15 +93,6 @@ public struct RenewalExtension: Sendable, Equatable {
     public var effectiveDateMs: Int64
     /// Apple's `success`; false means Apple did not extend.
     public var success: Bool
-
-    public init(environment: Environment, originalTransactionID: String, webOrderLineItemID: String?,
-                effectiveDateMs: Int64, success: Bool) {
-        self.environment = environment
-        self.originalTransactionID = originalTransactionID
-        self.webOrderLineItemID = webOrderLineItemID
-        self.effectiveDateMs = effectiveDateMs
-        self.success = success
-    }
 }
 
 /// `GET /inApps/v1/lookup/{orderId}`.
@@ -111,12 +102,6 @@ public struct OrderLookup: Sendable, Equatable {
     public var found: Bool
     /// JWS transactions, unverified: verify each before using it.
     public var signedTransactions: [String]
-
-    public init(environment: Environment, found: Bool, signedTransactions: [String]) {
-        self.environment = environment
-        self.found = found
-        self.signedTransactions = signedTransactions
-    }
 }
 
 extension ServerAPIBody {

@@ -44,21 +44,11 @@ public struct TestNotificationStatus: Sendable, Equatable {
         /// NO_RESPONSE, SOCKET_ISSUE, UNSUPPORTED_CHARSET, INVALID_RESPONSE, PREMATURE_CLOSE,
         /// UNSUCCESSFUL_HTTP_RESPONSE_CODE, OTHER.
         public var result: String
-
-        public init(attemptDateMs: Int64, result: String) {
-            self.attemptDateMs = attemptDateMs
-            self.result = result
-        }
     }
 
     /// The TEST's signedPayload (unverified), when Apple includes it.
     public var signedPayload: String?
     public var sendAttempts: [SendAttempt]
-
-    public init(signedPayload: String?, sendAttempts: [SendAttempt]) {
-        self.signedPayload = signedPayload
-        self.sendAttempts = sendAttempts
-    }
 }
 
 extension ServerAPIBody {
