@@ -7,7 +7,9 @@ extension EntitlementV1 {
     public struct ProductType: ProtobufNamedEnum {
         public var rawValue: Int32
 
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
 
         public static let unspecified = ProductType(rawValue: 0)
         public static let autoRenewable = ProductType(rawValue: 1)

@@ -8,7 +8,9 @@ extension GRPCHealthV1 {
     public struct ServingStatus: ProtobufNamedEnum {
         public var rawValue: Int32
 
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+        public init(rawValue: Int32) {
+            self.rawValue = rawValue
+        }
 
         public static let unknown = ServingStatus(rawValue: 0)
         public static let serving = ServingStatus(rawValue: 1)
