@@ -57,12 +57,9 @@ extension AppStoreServerClient {
                                 deadline: ContinuousClock.Instant? = nil) async throws {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v2/transactions/consumption/" + Self.pathSegment(transactionID)
-        let answer = try await request(.consumption, environment: environment, method: "PUT", path: path, body: body,
-                                       deadline: deadline) { _ in () }
-        guard case .value = answer else {
-            throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) does not know "
-                                 + "transaction id \(transactionID)")
-        }
+        try await request(.consumption, environment: environment, method: "PUT", path: path, body: body,
+                          deadline: deadline) { _ in () }
+            .value(in: environment, orNotFound: "does not know transaction id \(transactionID)")
     }
 
     /// The consumption answer's JSON: Apple's field names; `refundPreference` left out when nil.
