@@ -32,12 +32,6 @@ public struct AppStoreFormatError: Error, CustomStringConvertible, Sendable, Has
     public var field: String
     public var message: String
 
-    public init(code: Code, field: String, message: String) {
-        self.code = code
-        self.field = field
-        self.message = message
-    }
-
     public var description: String {
         field.isEmpty ? "\(code): \(message)" : "\(code): \(field): \(message)"
     }

@@ -47,52 +47,44 @@ extension VerifyReceiptAnswerReader {
     /// (decline) unless every member reads and the object closes. Escaped keys decline.
     mutating func members(_ body: (inout VerifyReceiptAnswerReader, RawKey) -> Bool) -> Bool {
         json.skipWhitespace()
-        guard json.peek == UInt8(ascii: "{"), json.depth < AppleJSONParser.maximumDepth else { return false }
-        json.depth += 1
-        defer { json.depth -= 1 }
-        json.index += 1
-        json.skipWhitespace()
-        if json.peek == UInt8(ascii: "}") {
-            json.index += 1
-            return true
-        }
-        while true {
-            json.skipWhitespace()
-            guard json.peek == UInt8(ascii: "\""), let key = json.scanString(), !key.escaped else { return false }
-            json.skipWhitespace()
-            guard json.peek == UInt8(ascii: ":") else { return false }
-            json.index += 1
-            json.skipWhitespace()
-            guard body(&self, RawKey(bytes: key.body)) else { return false }
-            json.skipWhitespace()
-            switch json.peek {
-            case UInt8(ascii: ","): json.index += 1
-            case UInt8(ascii: "}"):
-                json.index += 1
-                return true
-            default: return false
+        guard json.peek == UInt8(ascii: "{") else { return false }
+        return items(closedBy: UInt8(ascii: "}")) { reader in
+            guard reader.json.peek == UInt8(ascii: "\""), let key = reader.json.scanString(), !key.escaped else {
+                return false
             }
+            reader.json.skipWhitespace()
+            guard reader.json.peek == UInt8(ascii: ":") else { return false }
+            reader.json.index += 1
+            reader.json.skipWhitespace()
+            return body(&reader, RawKey(bytes: key.body))
         }
     }
 
     /// Reads an array's elements (at its `[`) with `body` at each; false unless all read.
     mutating func elements(_ body: (inout VerifyReceiptAnswerReader) -> Bool) -> Bool {
+        items(closedBy: UInt8(ascii: "]"), body)
+    }
+
+    /// The walk objects and arrays share, from the opening bracket: `item` at each item, commas
+    /// between, until `closing`; false unless every item reads, the nesting limit holds and the
+    /// bracket closes.
+    private mutating func items(closedBy closing: UInt8, _ item: (inout VerifyReceiptAnswerReader) -> Bool) -> Bool {
         guard json.depth < AppleJSONParser.maximumDepth else { return false }
         json.depth += 1
         defer { json.depth -= 1 }
-        json.index += 1  // [
+        json.index += 1
         json.skipWhitespace()
-        if json.peek == UInt8(ascii: "]") {
+        if json.peek == closing {
             json.index += 1
             return true
         }
         while true {
             json.skipWhitespace()
-            guard body(&self) else { return false }
+            guard item(&self) else { return false }
             json.skipWhitespace()
             switch json.peek {
             case UInt8(ascii: ","): json.index += 1
-            case UInt8(ascii: "]"):
+            case closing:
                 json.index += 1
                 return true
             default: return false

@@ -11,11 +11,6 @@ public enum AppReceipt {
     public struct InAppPurchase: Sendable, Equatable {
         public var transactionID: String
         public var originalTransactionID: String
-
-        public init(transactionID: String, originalTransactionID: String) {
-            self.transactionID = transactionID
-            self.originalTransactionID = originalTransactionID
-        }
     }
 
     static let inAppPurchaseType: Int64 = 17

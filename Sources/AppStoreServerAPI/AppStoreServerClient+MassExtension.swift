@@ -17,12 +17,10 @@ extension AppStoreServerClient {
         ]
         if !storefronts.isEmpty { object["storefrontCountryCodes"] = storefronts }
         let body = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
-        let answer = try await request(.massExtension, environment: environment, method: "POST",
-                                       path: "inApps/v1/subscriptions/extend/mass", body: body,
-                                       deadline: deadline ?? defaultDeadline()) { _ in () }
-        guard case .value = answer else {
-            throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) knows no such app")
-        }
+        try await request(.massExtension, environment: environment, method: "POST",
+                          path: "inApps/v1/subscriptions/extend/mass", body: body,
+                          deadline: deadline ?? defaultDeadline()) { _ in () }
+            .value(in: environment, orNotFound: "knows no such app")
     }
 
     /// `GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}`.
@@ -32,13 +30,9 @@ extension AppStoreServerClient {
     ) async throws -> MassExtensionStatus {
         let path = "inApps/v1/subscriptions/extend/mass/" + Self.pathSegment(productID) + "/"
             + Self.pathSegment(requestIdentifier)
-        let answer = try await request(.massExtension, environment: environment, method: "GET", path: path,
-                                       deadline: deadline ?? defaultDeadline(), read: ServerAPIBody.massStatus)
-        guard case .value(let status) = answer else {
-            throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) knows no mass "
-                                 + "extension \(requestIdentifier) of \(productID)")
-        }
-        return status
+        return try await request(.massExtension, environment: environment, method: "GET", path: path,
+                                 deadline: deadline ?? defaultDeadline(), read: ServerAPIBody.massStatus)
+            .value(in: environment, orNotFound: "knows no mass extension \(requestIdentifier) of \(productID)")
     }
 }
 
@@ -50,15 +44,6 @@ public struct MassExtensionStatus: Sendable, Equatable {
     public var completeDateMs: Int64?
     public var succeededCount: Int
     public var failedCount: Int
-
-    public init(requestIdentifier: String, complete: Bool, completeDateMs: Int64?, succeededCount: Int,
-                failedCount: Int) {
-        self.requestIdentifier = requestIdentifier
-        self.complete = complete
-        self.completeDateMs = completeDateMs
-        self.succeededCount = succeededCount
-        self.failedCount = failedCount
-    }
 }
 
 extension ServerAPIBody {

@@ -57,12 +57,9 @@ extension AppStoreServerClient {
                                 deadline: ContinuousClock.Instant? = nil) async throws {
         let deadline = deadline ?? defaultDeadline()
         let path = "inApps/v2/transactions/consumption/" + Self.pathSegment(transactionID)
-        let answer = try await request(.consumption, environment: environment, method: "PUT", path: path, body: body,
-                                       deadline: deadline) { _ in () }
-        guard case .value = answer else {
-            throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) does not know "
-                                 + "transaction id \(transactionID)")
-        }
+        try await request(.consumption, environment: environment, method: "PUT", path: path, body: body,
+                          deadline: deadline) { _ in () }
+            .value(in: environment, orNotFound: "does not know transaction id \(transactionID)")
     }
 
     /// The consumption answer's JSON: Apple's field names; `refundPreference` left out when nil.
@@ -93,15 +90,6 @@ public struct RenewalExtension: Sendable, Equatable {
     public var effectiveDateMs: Int64
     /// Apple's `success`; false means Apple did not extend.
     public var success: Bool
-
-    public init(environment: Environment, originalTransactionID: String, webOrderLineItemID: String?,
-                effectiveDateMs: Int64, success: Bool) {
-        self.environment = environment
-        self.originalTransactionID = originalTransactionID
-        self.webOrderLineItemID = webOrderLineItemID
-        self.effectiveDateMs = effectiveDateMs
-        self.success = success
-    }
 }
 
 /// `GET /inApps/v1/lookup/{orderId}`.
@@ -111,12 +99,6 @@ public struct OrderLookup: Sendable, Equatable {
     public var found: Bool
     /// JWS transactions, unverified: verify each before using it.
     public var signedTransactions: [String]
-
-    public init(environment: Environment, found: Bool, signedTransactions: [String]) {
-        self.environment = environment
-        self.found = found
-        self.signedTransactions = signedTransactions
-    }
 }
 
 extension ServerAPIBody {

@@ -8,6 +8,15 @@ extension AppStoreServerClient {
         case value(Value)
         /// 404 with 4040010/4040005: unknown in this environment.
         case otherEnvironment(errorCode: Int?)
+
+        /// The value, or NOT_FOUND where the one environment asked does not know the thing:
+        /// `unknown` finishes the sentence "Apple's App Store Server API (Sandbox) …".
+        func value(in environment: Environment, orNotFound unknown: String) throws -> Value {
+            guard case .value(let value) = self else {
+                throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) \(unknown)")
+            }
+            return value
+        }
     }
 
     /// One request to one environment, retried as ``ServerAPIVerdict`` says until it succeeds,

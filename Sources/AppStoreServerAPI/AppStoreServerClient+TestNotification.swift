@@ -6,18 +6,14 @@ extension AppStoreServerClient {
     /// server notification URL for `environment`; answers the token to ask about its delivery.
     public func requestTestNotification(environment: Environment,
                                         deadline: ContinuousClock.Instant? = nil) async throws -> String {
-        let answer = try await request(.testNotification, environment: environment, method: "POST",
-                                       path: "inApps/v1/notifications/test", body: Array("{}".utf8),
-                                       deadline: deadline ?? defaultDeadline()) { bytes in
+        return try await request(.testNotification, environment: environment, method: "POST",
+                                 path: "inApps/v1/notifications/test", body: Array("{}".utf8),
+                                 deadline: deadline ?? defaultDeadline()) { bytes in
             guard let token = try ServerAPIBody.object(bytes)["testNotificationToken"] as? String, !token.isEmpty else {
                 throw ServerAPIBody.Unreadable(description: "test notification answer without testNotificationToken")
             }
             return token
-        }
-        guard case .value(let token) = answer else {
-            throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) sent no test")
-        }
-        return token
+        }.value(in: environment, orNotFound: "sent no test")
     }
 
     /// `GET /inApps/v1/notifications/test/{testNotificationToken}`: the TEST's signed payload
@@ -26,13 +22,9 @@ extension AppStoreServerClient {
         token: String, environment: Environment, deadline: ContinuousClock.Instant? = nil
     ) async throws -> TestNotificationStatus {
         let path = "inApps/v1/notifications/test/" + Self.pathSegment(token)
-        let answer = try await request(.testNotification, environment: environment, method: "GET", path: path,
-                                       deadline: deadline ?? defaultDeadline(), read: ServerAPIBody.testStatus)
-        guard case .value(let status) = answer else {
-            throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) knows no test "
-                                 + "notification with that token")
-        }
-        return status
+        return try await request(.testNotification, environment: environment, method: "GET", path: path,
+                                 deadline: deadline ?? defaultDeadline(), read: ServerAPIBody.testStatus)
+            .value(in: environment, orNotFound: "knows no test notification with that token")
     }
 }
 
@@ -44,21 +36,11 @@ public struct TestNotificationStatus: Sendable, Equatable {
         /// NO_RESPONSE, SOCKET_ISSUE, UNSUPPORTED_CHARSET, INVALID_RESPONSE, PREMATURE_CLOSE,
         /// UNSUCCESSFUL_HTTP_RESPONSE_CODE, OTHER.
         public var result: String
-
-        public init(attemptDateMs: Int64, result: String) {
-            self.attemptDateMs = attemptDateMs
-            self.result = result
-        }
     }
 
     /// The TEST's signedPayload (unverified), when Apple includes it.
     public var signedPayload: String?
     public var sendAttempts: [SendAttempt]
-
-    public init(signedPayload: String?, sendAttempts: [SendAttempt]) {
-        self.signedPayload = signedPayload
-        self.sendAttempts = sendAttempts
-    }
 }
 
 extension ServerAPIBody {

@@ -31,7 +31,7 @@ extension AppStoreSimulator {
     /// `GET /inApps/v1/lookup/{orderId}`: `status` 0 with the order's signed transactions, or
     /// `status` 1 (Apple's "invalid order id") when this environment has no such order.
     func orderLookupAnswer(_ orderID: String, _ environment: Environment) -> APIAnswer {
-        apiReadOperation { (simulation: Simulation) throws(ServerAPIErrorAnswer) -> [String: Any] in
+        apiRead { (simulation: Simulation) throws(ServerAPIErrorAnswer) -> [String: Any] in
             let transactions = simulation.orderTransactions(orderID: orderID, environment: environment)
             let signed = try transactions.map { (transaction) throws(ServerAPIErrorAnswer) -> String in
                 do {
@@ -61,19 +61,6 @@ extension AppStoreSimulator {
             }
         }
         return result
-    }
-
-    private func apiReadOperation(
-        _ body: (Simulation) throws(ServerAPIErrorAnswer) -> [String: Any]
-    ) -> APIAnswer {
-        let result = try? read { (simulation: Simulation) -> APIAnswer in
-            do throws(ServerAPIErrorAnswer) {
-                return .success(try body(simulation))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return result ?? .failure(.generalInternal)
     }
 }
 

@@ -136,7 +136,7 @@ extension AppStoreSimulator {
     }
 
     /// Runs a read under the simulation's lock (real time passes first), keeping Apple's error.
-    private func apiRead(_ body: (Simulation) throws(ServerAPIErrorAnswer) -> [String: Any]) -> APIAnswer {
+    func apiRead(_ body: (Simulation) throws(ServerAPIErrorAnswer) -> [String: Any]) -> APIAnswer {
         let result = try? read { (simulation: Simulation) -> APIAnswer in
             do throws(ServerAPIErrorAnswer) {
                 return .success(try body(simulation))

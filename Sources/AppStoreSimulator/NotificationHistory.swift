@@ -16,13 +16,6 @@ public struct NotificationHistory: Sendable {
         public var sentAtMs: Int64
         /// The V2 JWS, the same bytes the webhook got (or would have got).
         public var signedPayload: String
-
-        public init(notificationUUID: String, environment: Environment, sentAtMs: Int64, signedPayload: String) {
-            self.notificationUUID = notificationUUID
-            self.environment = environment
-            self.sentAtMs = sentAtMs
-            self.signedPayload = signedPayload
-        }
     }
 
     public struct Page: Sendable {

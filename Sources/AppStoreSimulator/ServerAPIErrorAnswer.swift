@@ -8,12 +8,6 @@ public struct ServerAPIErrorAnswer: Error, Sendable, Hashable {
     public var errorCode: Int
     public var errorMessage: String
 
-    public init(httpStatus: Int, errorCode: Int, errorMessage: String) {
-        self.httpStatus = httpStatus
-        self.errorCode = errorCode
-        self.errorMessage = errorMessage
-    }
-
     public static let generalBadRequest = ServerAPIErrorAnswer(
         httpStatus: 400, errorCode: 4_000_000, errorMessage: "Bad request.")
     public static let invalidRequestRevision = ServerAPIErrorAnswer(

@@ -5,11 +5,6 @@ public struct ServerAPIFaults: Sendable {
         public var error: ServerAPIErrorAnswer
         /// For 429: `Retry-After` is this long after the request, as Apple sends it (Unix ms).
         public var retryAfterMs: Int64?
-
-        public init(error: ServerAPIErrorAnswer, retryAfterMs: Int64? = nil) {
-            self.error = error
-            self.retryAfterMs = retryAfterMs
-        }
     }
 
     private var armed: Fault?

@@ -7,6 +7,8 @@ import RPCCore
 /// same handlers and ports as the RPCs (so a grant from the console passes the same checks and
 /// lands in the same history and audit log), and the console's tests use a small in-memory one.
 /// Errors are ``RPCError``s, whose messages are written for the person who has to act on them.
+/// The values it answers are built only here and in those tests (`@testable`), so they keep Swift's
+/// memberwise initializers rather than public ones.
 public protocol CustomerDesk: Sendable {
     /// The customers a search term names, best match first; empty when none does.
     func search(_ term: String) async throws -> [CustomerMatch]
@@ -26,43 +28,24 @@ public struct CustomerMatch: Sendable, Hashable {
     public var userID: String
     /// What matched, as a person reads it: "user id", "app account token", "transaction 2000…".
     public var matchedBy: String
-
-    public init(userID: String, matchedBy: String) {
-        self.userID = userID
-        self.matchedBy = matchedBy
-    }
 }
 
 /// Everything the customer page shows about one user.
 public struct CustomerRecord: Sendable {
     public var userID: String
-    public var entitlements: [EntitlementRow]
+    public var entitlements: [EntitlementRow] = []
     /// One page of history, newest first.
-    public var history: [EntitlementV1.HistoryEvent]
+    public var history: [EntitlementV1.HistoryEvent] = []
     /// The token of the next (older) history page; empty on the last page.
-    public var nextHistoryPage: String
+    public var nextHistoryPage: String = ""
     /// The app account token issued to the user; nil when none was issued yet.
     public var appAccountToken: String?
     /// Chains this user lost to another account, and claims other accounts made on theirs.
-    public var ownershipEvents: [OwnershipEvent]
+    public var ownershipEvents: [OwnershipEvent] = []
     /// How this user's recent changes stand with each webhook endpoint, newest first.
-    public var deliveries: [WebhookDeliveryRow]
+    public var deliveries: [WebhookDeliveryRow] = []
     /// Whether webhooks are configured at all (otherwise the section says so).
-    public var webhooksConfigured: Bool
-
-    public init(userID: String, entitlements: [EntitlementRow] = [], history: [EntitlementV1.HistoryEvent] = [],
-                nextHistoryPage: String = "", appAccountToken: String? = nil,
-                ownershipEvents: [OwnershipEvent] = [], deliveries: [WebhookDeliveryRow] = [],
-                webhooksConfigured: Bool = false) {
-        self.userID = userID
-        self.entitlements = entitlements
-        self.history = history
-        self.nextHistoryPage = nextHistoryPage
-        self.appAccountToken = appAccountToken
-        self.ownershipEvents = ownershipEvents
-        self.deliveries = deliveries
-        self.webhooksConfigured = webhooksConfigured
-    }
+    public var webhooksConfigured: Bool = false
 }
 
 /// One row of the Entitlements table: the entitlement as CheckEntitlement answers it, the
@@ -72,12 +55,6 @@ public struct EntitlementRow: Sendable {
     public var explanation: String
     /// When the chain became this user's (a grant: its start); nil when no event says.
     public var ownerSinceMs: Int64?
-
-    public init(entitlement: EntitlementV1.Entitlement, explanation: String, ownerSinceMs: Int64?) {
-        self.entitlement = entitlement
-        self.explanation = explanation
-        self.ownerSinceMs = ownerSinceMs
-    }
 }
 
 /// A chain this user lost, or another account's refused claim on one of theirs.
@@ -93,13 +70,6 @@ public struct OwnershipEvent: Sendable, Hashable {
     public var originalTransactionID: String
     public var otherUserID: String
     public var occurredAtMs: Int64
-
-    public init(kind: Kind, originalTransactionID: String, otherUserID: String, occurredAtMs: Int64) {
-        self.kind = kind
-        self.originalTransactionID = originalTransactionID
-        self.otherUserID = otherUserID
-        self.occurredAtMs = occurredAtMs
-    }
 }
 
 /// One of the user's changes as one webhook endpoint has it.
@@ -113,14 +83,4 @@ public struct WebhookDeliveryRow: Sendable, Hashable {
     public var endpoint: String
     /// Where the delivery stands, in words ("retrying: 3 attempts, next at …").
     public var status: String
-
-    public init(changeID: String, occurredAtMs: Int64, subject: String, state: String, endpoint: String,
-                status: String) {
-        self.changeID = changeID
-        self.occurredAtMs = occurredAtMs
-        self.subject = subject
-        self.state = state
-        self.endpoint = endpoint
-        self.status = status
-    }
 }

@@ -31,16 +31,8 @@ struct CustomerView {
     func entitlements() -> HTML {
         let columns = ["Product", "State", "Expires", "Auto-renew", "Trial", "Source", "Owner since", "Why"]
             + (canAct ? ["Action"] : [])
-        let rows = record.entitlements.map(entitlementRow)
-        let empty: HTML = rows.isEmpty
-            ? "<tr><td colspan=\"\(columns.count)\" class=\"muted\">No entitlements.</td></tr>" : .empty
-        return """
-            <table>
-            <caption>Entitlements</caption>
-            <thead><tr>\(Self.headerCells(columns))</tr></thead>
-            <tbody>\(rows)\(empty)</tbody>
-            </table>
-            """
+        return Self.table("Entitlements", columns: columns, rows: record.entitlements.map(entitlementRow),
+                          whenEmpty: "No entitlements.")
     }
 
     func entitlementRow(_ row: EntitlementRow) -> HTML {
@@ -118,8 +110,6 @@ struct CustomerView {
                 <td>\(ConsoleText.dash(e.reason))</td></tr>
                 """
         }
-        let empty: HTML = rows.isEmpty
-            ? "<tr><td colspan=\"\(columns.count)\" class=\"muted\">No events.</td></tr>" : .empty
         var paging: [HTML] = []
         if showsOlderHistory {
             paging.append("<a href=\"\(ConsoleText.customerPath(record.userID))\">Newest events</a>")
@@ -129,11 +119,7 @@ struct CustomerView {
             paging.append("<a href=\"\(older)\">Older events</a>")
         }
         return """
-            <table>
-            <caption>History</caption>
-            <thead><tr>\(Self.headerCells(columns))</tr></thead>
-            <tbody>\(rows)\(empty)</tbody>
-            </table>
+            \(Self.table("History", columns: columns, rows: rows, whenEmpty: "No events."))
             <nav aria-label="History pages">\(paging)</nav>
             """
     }
@@ -156,11 +142,8 @@ struct CustomerView {
         }
         return """
             <h2>Ownership</h2>
-            <table>
-            <caption>Chains lost and claims by others</caption>
-            <thead><tr>\(Self.headerCells(["Occurred", "Chain", "What", "Other account"]))</tr></thead>
-            <tbody>\(rows)</tbody>
-            </table>
+            \(Self.table("Chains lost and claims by others", columns: ["Occurred", "Chain", "What", "Other account"],
+                         rows: rows, whenEmpty: nil))
             """
     }
 
@@ -178,13 +161,24 @@ struct CustomerView {
             <td>\(row.state)</td><td>\(row.endpoint)</td><td>\(row.status)</td></tr>
             """
         }
-        let empty: HTML = rows.isEmpty ? "<tr><td colspan=\"6\" class=\"muted\">No changes.</td></tr>" : .empty
+        let columns = ["Occurred", "Change", "Entitlement", "State", "Endpoint", "Status"]
         return """
             <h2>Webhooks</h2>
+            \(Self.table("Webhook deliveries", columns: columns, rows: rows, whenEmpty: "No changes."))
+            """
+    }
+
+    /// One section's table, so every section captions its columns for screen readers alike;
+    /// `whenEmpty` fills a row of its own when there are no rows (nil where the section is
+    /// never shown empty).
+    static func table(_ caption: String, columns: [String], rows: [HTML], whenEmpty: String?) -> HTML {
+        let empty: HTML = rows.isEmpty
+            ? whenEmpty.map { "<tr><td colspan=\"\(columns.count)\" class=\"muted\">\($0)</td></tr>" } ?? .empty
+            : .empty
+        return """
             <table>
-            <caption>Webhook deliveries</caption>
-            <thead><tr>\(Self.headerCells(["Occurred", "Change", "Entitlement", "State", "Endpoint", "Status"]))\
-            </tr></thead>
+            <caption>\(caption)</caption>
+            <thead><tr>\(headerCells(columns))</tr></thead>
             <tbody>\(rows)\(empty)</tbody>
             </table>
             """

@@ -40,13 +40,6 @@ public struct CatalogError: Error, CustomStringConvertible, Sendable, Hashable {
     public var line: Int?
     public var message: String
 
-    public init(code: Code, sourceName: String, line: Int?, message: String) {
-        self.code = code
-        self.sourceName = sourceName
-        self.line = line
-        self.message = message
-    }
-
     public var description: String {
         guard let line else { return "\(sourceName): \(message)" }
         return "\(sourceName) line \(line): \(message)"

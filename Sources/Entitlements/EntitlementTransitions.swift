@@ -5,11 +5,6 @@ public struct EntitlementTransition: Sendable, Hashable {
     public var entitlement: Entitlement
     /// The state last announced for this chain; `nil` when the chain is new to the user.
     public var previousState: EntitlementState?
-
-    public init(entitlement: Entitlement, previousState: EntitlementState?) {
-        self.entitlement = entitlement
-        self.previousState = previousState
-    }
 }
 
 /// What counts as a change of a user's entitlements, as pure rules.

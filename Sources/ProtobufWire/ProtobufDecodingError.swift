@@ -42,10 +42,5 @@ public struct ProtobufDecodingError: Error, Sendable, Hashable, CustomStringConv
     /// What was wrong, for logs and test failures; not for clients (it describes their bytes).
     public var message: String
 
-    public init(code: Code, message: String) {
-        self.code = code
-        self.message = message
-    }
-
     public var description: String { "ProtobufDecodingError.\(code): \(message)" }
 }

@@ -6,3 +6,18 @@
 public protocol ProtobufEnum: RawRepresentable, Sendable, Hashable where RawValue == Int32 {
     init(rawValue: Int32)
 }
+
+/// A ``ProtobufEnum`` that reads as its .proto value names, so each enum states only its table.
+public protocol ProtobufNamedEnum: ProtobufEnum, CustomStringConvertible {
+    /// The .proto value names in number order: every enum of our protos numbers from 0 without gaps.
+    static var protoNames: [String] { get }
+}
+
+extension ProtobufNamedEnum {
+    /// The .proto name, or `Type(number)` for a number this build does not know: open enums keep
+    /// such numbers, and logs should show them rather than a guess.
+    public var description: String {
+        let index = Int(rawValue)
+        return Self.protoNames.indices.contains(index) ? Self.protoNames[index] : "\(Self.self)(\(rawValue))"
+    }
+}

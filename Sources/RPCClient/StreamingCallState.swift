@@ -16,12 +16,12 @@ struct StreamingCallState {
     }
 
     let streamID: Int32
-    private var deframer: Deframer
+    private var response: ResponseDeframer
     private var done = false
 
     init(streamID: Int32, maxMessageSize: Int) {
         self.streamID = streamID
-        deframer = Deframer(limit: maxMessageSize)
+        response = ResponseDeframer(maxMessageSize: maxMessageSize)
     }
 
     mutating func handle(_ event: HTTP2ClientEvent) -> Action {
@@ -35,19 +35,13 @@ struct StreamingCallState {
             }
             return .opened
         case .data(let id, let bytes) where id == streamID:
-            var messages: [[UInt8]] = []
             do {
-                try deframer.append(bytes[...]) { messages.append(Array($0.bytes)) }
-            } catch .tooLarge(let length, let limit) {
-                done = true
-                return .complete(RPCClientError(
-                    .transport, .resourceExhausted,
-                    "response message of \(length) bytes exceeds this client's limit of \(limit) bytes"))
+                let messages = try response.messages(in: bytes)
+                return messages.isEmpty ? .none : .messages(messages)
             } catch {
                 done = true
-                return .complete(RPCClientError(.transport, .internal, "malformed gRPC response framing (\(error))"))
+                return .complete(error)
             }
-            return messages.isEmpty ? .none : .messages(messages)
         case .trailers(let id, let trailers) where id == streamID:
             return finish(trailers)
         case .streamClosed(let id, let errorCode) where id == streamID:
@@ -64,12 +58,6 @@ struct StreamingCallState {
 
     private mutating func finish(_ block: HTTPHeaders) -> Action {
         done = true
-        if let error = RPCClientError(endOfCall: block) {
-            return .complete(error)
-        }
-        guard deframer.isAtBoundary else {
-            return .complete(RPCClientError(.transport, .internal, "the response ended inside a message"))
-        }
-        return .complete(nil)
+        return .complete(response.endFailure(block))
     }
 }

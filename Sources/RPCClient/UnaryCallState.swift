@@ -24,13 +24,13 @@ struct UnaryCallState {
     }
 
     let streamID: Int32
-    private var deframer: Deframer
+    private var response: ResponseDeframer
     private var messages: [[UInt8]] = []
     private var done = false
 
     init(streamID: Int32, maxMessageSize: Int) {
         self.streamID = streamID
-        deframer = Deframer(limit: maxMessageSize)
+        response = ResponseDeframer(maxMessageSize: maxMessageSize)
     }
 
     mutating func handle(_ event: HTTP2ClientEvent) -> Action {
@@ -77,25 +77,17 @@ struct UnaryCallState {
 
     private mutating func data(_ bytes: [UInt8]) -> Outcome? {
         do {
-            try deframer.append(bytes[...]) { messages.append(Array($0.bytes)) }
-        } catch .tooLarge(let length, let limit) {
-            return .failure(
-                RPCClientError(
-                    .transport, .resourceExhausted,
-                    "response message of \(length) bytes exceeds this client's limit of \(limit) bytes"))
+            messages += try response.messages(in: bytes)
         } catch {
-            return .failure(RPCClientError(.transport, .internal, "malformed gRPC response framing (\(error))"))
+            return .failure(error)
         }
         return nil
     }
 
     /// Reads grpc-status and grpc-message from the block that ended the call.
     private func finish(with block: HTTPHeaders) -> Outcome {
-        if let error = RPCClientError(endOfCall: block) {
-            return .failure(error)
-        }
-        guard deframer.isAtBoundary else {
-            return .failure(RPCClientError(.transport, .internal, "the response ended inside a message"))
+        if let failure = response.endFailure(block) {
+            return .failure(failure)
         }
         guard messages.count == 1 else {
             return .failure(RPCClientError(.transport, .internal,

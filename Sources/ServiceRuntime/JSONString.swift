@@ -12,21 +12,28 @@ public enum JSONString {
     /// Appends `value` as a JSON string literal to `out`, without an intermediate string.
     public static func append(_ value: String, to out: inout String) {
         out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
+        out.append(value, escaping: escape)
         out += "\""
+    }
+
+    /// How a string literal writes `scalar`, or nil where it stands as itself.
+    static func escape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\"": "\\\""
+        case "\\": "\\\\"
+        case "\n": "\\n"
+        case "\r": "\\r"
+        case "\t": "\\t"
+        case "\u{08}": "\\b"
+        case "\u{0C}": "\\f"
+        case _ where scalar.value < 0x20: unicodeEscape(scalar)
+        default: nil
+        }
+    }
+
+    /// `\u` and four hex digits, the form every other control character takes.
+    static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 }

@@ -75,17 +75,12 @@ extension Logger {
         }
         guard needsQuotes else { return value }
         var quoted = "\""
-        for scalar in value.unicodeScalars {
+        quoted.append(value) { scalar in
             switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
-                let hex = String(scalar.value, radix: 16)
-                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: quoted.unicodeScalars.append(scalar)
+            // JSON's escapes, but backspace and form feed spelled out as the text format always
+            // wrote them, and DEL escaped too: no terminal showing the log acts on any of them.
+            case "\u{08}", "\u{0C}", "\u{7F}": JSONString.unicodeEscape(scalar)
+            default: JSONString.escape(scalar)
             }
         }
         return quoted + "\""

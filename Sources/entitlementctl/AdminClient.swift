@@ -67,3 +67,25 @@ struct AdminClient {
 struct AdminCallError: Error, CustomStringConvertible {
     let description: String
 }
+
+/// The admin endpoints' JSON answers as the CLI reads them: an answer of another shape fails
+/// naming what it should have been, so a mismatched server is plain from the message.
+enum AdminAnswer {
+    /// `body` as a JSON object; `what` names the answer in the error.
+    static func object(_ body: String, _ what: String) throws -> [String: Any] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
+            throw mismatch(body, what)
+        }
+        return object
+    }
+
+    /// The objects listed under `key` in `body`.
+    static func list(_ key: String, in body: String, _ what: String) throws -> [[String: Any]] {
+        guard let list = try object(body, what)[key] as? [[String: Any]] else { throw mismatch(body, what) }
+        return list
+    }
+
+    private static func mismatch(_ body: String, _ what: String) -> AdminCallError {
+        AdminCallError(description: "the server's \(what) is not the expected JSON: \(body)")
+    }
+}

@@ -28,9 +28,7 @@ extension CommandRunner {
             let text = error.description
             body = String(text[text.range(of: "answered 504: ")!.upperBound...])
         }
-        guard let report = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
-            throw AdminCallError(description: "the server's test notification report is not the expected JSON: \(body)")
-        }
+        let report = try AdminAnswer.object(body, "test notification report")
         let arrived = report["arrived"] as? Bool == true
         if json {
             print(body)

@@ -26,11 +26,7 @@ extension CommandRunner {
 /// The `owners` table, from the admin endpoint's JSON.
 enum OwnersTable {
     static func render(_ json: String) throws -> String {
-        guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let owners = object["owners"] as? [[String: Any]]
-        else {
-            throw AdminCallError(description: "the server's owners answer is not the expected JSON: \(json)")
-        }
+        let owners = try AdminAnswer.list("owners", in: json, "owners answer")
         guard !owners.isEmpty else { return "no user ever owned this purchase" }
         var lines = ["USER\tSINCE\tUNTIL"]
         for owner in owners {

@@ -21,9 +21,7 @@ extension CommandRunner {
             let text = error.description
             body = String(text[text.range(of: "answered 503: ")!.upperBound...])
         }
-        guard let report = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
-            throw AdminCallError(description: "the server's reconciliation report is not the expected JSON: \(body)")
-        }
+        let report = try AdminAnswer.object(body, "reconciliation report")
         print(json ? body : ReconcileOutput.render(report))
         return report["succeeded"] as? Bool == true ? .ok : .failure
     }

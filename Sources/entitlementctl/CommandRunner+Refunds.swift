@@ -9,9 +9,7 @@ extension CommandRunner {
         components.queryItems = [URLQueryItem(name: "user_id", value: user)]
         let admin = try AdminClient(arguments: arguments, timeout: timeout)
         let body = try admin.call("GET", "/admin/refunds?" + (components.percentEncodedQuery ?? ""))
-        guard let answer = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
-            throw AdminCallError(description: "the server's refunds answer is not the expected JSON: \(body)")
-        }
+        let answer = try AdminAnswer.object(body, "refunds answer")
         if json {
             print(body)
             return .ok

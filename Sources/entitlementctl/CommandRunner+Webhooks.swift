@@ -34,11 +34,7 @@ extension CommandRunner {
 /// The `webhooks status` table, from the admin endpoint's JSON.
 enum WebhookStatusTable {
     static func render(_ json: String) throws -> String {
-        guard let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
-              let endpoints = object["endpoints"] as? [[String: Any]]
-        else {
-            throw AdminCallError(description: "the server's webhook status is not the expected JSON: \(json)")
-        }
+        let endpoints = try AdminAnswer.list("endpoints", in: json, "webhook status")
         if endpoints.isEmpty { return "no webhook endpoints (start entitlementd with --webhook-url)" }
         var lines = [["ENDPOINT", "PENDING", "OLDEST", "DELIVERED", "FAILED", "DEAD", "LAST ERROR"]]
         for endpoint in endpoints {

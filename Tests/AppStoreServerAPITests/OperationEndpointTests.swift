@@ -83,6 +83,17 @@ struct OperationEndpointTests {
         #expect(error?.code == .invalidRequest && api.calls.count == 1)
     }
 
+    @Test func aTransactionTheEnvironmentDoesNotKnowIsNotFoundNamingIt() async throws {
+        let unknown = "{\"errorCode\":4040010,\"errorMessage\":\"Transaction id not found.\"}"
+        let api = ScriptedServerAPI([.json(404, unknown)])
+        let error = await #expect(throws: ServerAPIError.self) {
+            try await ClientTests.client(api).sendConsumption(transactionID: "42", body: Array("{}".utf8),
+                                                              environment: .sandbox)
+        }
+        #expect(error?.code == .notFound && api.calls.count == 1)
+        #expect(error?.message == "Apple's App Store Server API (sandbox) does not know transaction id 42")
+    }
+
     @Test func pathSegmentsKeepUnreservedCharactersAndEncodeTheRest() {
         #expect(AppStoreServerClient.pathSegment("2000000123") == "2000000123")
         #expect(AppStoreServerClient.pathSegment("d6067bc3-1f2c_1796649276833") == "d6067bc3-1f2c_1796649276833")

@@ -13,6 +13,7 @@ struct LoggerTextFormatTests {
         ("x\n2026-12-01T00:00:00Z INFO forged", #""x\n2026-12-01T00:00:00Z INFO forged""#),
         ("a\rb\tc", #""a\rb\tc""#),
         ("bell\u{7}del\u{7f}", #""bell\u0007del\u007f""#),
+        ("back\u{8}feed\u{c}", #""back\u0008feed\u000c""#),
         ("café", "café"),
     ]
 

@@ -4,7 +4,7 @@ extension EntitlementV1 {
     /// `entitlement.v1.EntitlementState`: where one entitlement stands at the evaluation instant.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct EntitlementState: ProtobufEnum, CustomStringConvertible {
+    public struct EntitlementState: ProtobufNamedEnum {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {
@@ -18,16 +18,9 @@ extension EntitlementV1 {
         public static let expired = EntitlementState(rawValue: 4)
         public static let revoked = EntitlementState(rawValue: 5)
 
-        public var description: String {
-            switch self {
-            case .unspecified: "ENTITLEMENT_STATE_UNSPECIFIED"
-            case .active: "ENTITLEMENT_STATE_ACTIVE"
-            case .gracePeriod: "ENTITLEMENT_STATE_GRACE_PERIOD"
-            case .billingRetry: "ENTITLEMENT_STATE_BILLING_RETRY"
-            case .expired: "ENTITLEMENT_STATE_EXPIRED"
-            case .revoked: "ENTITLEMENT_STATE_REVOKED"
-            default: "EntitlementState(\(rawValue))"
-            }
-        }
+        public static let protoNames = [
+            "ENTITLEMENT_STATE_UNSPECIFIED", "ENTITLEMENT_STATE_ACTIVE", "ENTITLEMENT_STATE_GRACE_PERIOD",
+            "ENTITLEMENT_STATE_BILLING_RETRY", "ENTITLEMENT_STATE_EXPIRED", "ENTITLEMENT_STATE_REVOKED",
+        ]
     }
 }

@@ -4,7 +4,7 @@ extension EntitlementV1 {
     /// `entitlement.v1.Environment`: the App Store environment a transaction was made in.
     ///
     /// Open like every proto3 enum (see ``ProtobufEnum``): unknown numbers are kept, not rejected.
-    public struct Environment: ProtobufEnum, CustomStringConvertible {
+    public struct Environment: ProtobufNamedEnum {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {
@@ -15,13 +15,8 @@ extension EntitlementV1 {
         public static let production = Environment(rawValue: 1)
         public static let sandbox = Environment(rawValue: 2)
 
-        public var description: String {
-            switch self {
-            case .unspecified: "ENVIRONMENT_UNSPECIFIED"
-            case .production: "ENVIRONMENT_PRODUCTION"
-            case .sandbox: "ENVIRONMENT_SANDBOX"
-            default: "Environment(\(rawValue))"
-            }
-        }
+        public static let protoNames = [
+            "ENVIRONMENT_UNSPECIFIED", "ENVIRONMENT_PRODUCTION", "ENVIRONMENT_SANDBOX",
+        ]
     }
 }

@@ -4,7 +4,7 @@ extension EntitlementV1 {
     /// `entitlement.v1.EventSource`: how the server learned of a history event.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct EventSource: ProtobufEnum, CustomStringConvertible {
+    public struct EventSource: ProtobufNamedEnum {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {
@@ -18,16 +18,9 @@ extension EntitlementV1 {
         public static let serverAPI = EventSource(rawValue: 4)
         public static let `operator` = EventSource(rawValue: 5)
 
-        public var description: String {
-            switch self {
-            case .unspecified: "EVENT_SOURCE_UNSPECIFIED"
-            case .receipt: "EVENT_SOURCE_RECEIPT"
-            case .notificationV1: "EVENT_SOURCE_NOTIFICATION_V1"
-            case .notificationV2: "EVENT_SOURCE_NOTIFICATION_V2"
-            case .serverAPI: "EVENT_SOURCE_SERVER_API"
-            case .operator: "EVENT_SOURCE_OPERATOR"
-            default: "EventSource(\(rawValue))"
-            }
-        }
+        public static let protoNames = [
+            "EVENT_SOURCE_UNSPECIFIED", "EVENT_SOURCE_RECEIPT", "EVENT_SOURCE_NOTIFICATION_V1",
+            "EVENT_SOURCE_NOTIFICATION_V2", "EVENT_SOURCE_SERVER_API", "EVENT_SOURCE_OPERATOR",
+        ]
     }
 }

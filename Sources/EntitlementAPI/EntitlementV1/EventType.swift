@@ -4,7 +4,7 @@ extension EntitlementV1 {
     /// `entitlement.v1.EventType`: what happened to a purchase or subscription.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct EventType: ProtobufEnum, CustomStringConvertible {
+    public struct EventType: ProtobufNamedEnum {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {
@@ -32,30 +32,14 @@ extension EntitlementV1 {
         public static let claimRefused = EventType(rawValue: 18)
         public static let entitlementsRefreshed = EventType(rawValue: 19)
 
-        public var description: String {
-            switch self {
-            case .unspecified: "EVENT_TYPE_UNSPECIFIED"
-            case .purchase: "EVENT_TYPE_PURCHASE"
-            case .renewal: "EVENT_TYPE_RENEWAL"
-            case .expired: "EVENT_TYPE_EXPIRED"
-            case .refund: "EVENT_TYPE_REFUND"
-            case .revoke: "EVENT_TYPE_REVOKE"
-            case .autoRenewDisabled: "EVENT_TYPE_AUTO_RENEW_DISABLED"
-            case .autoRenewEnabled: "EVENT_TYPE_AUTO_RENEW_ENABLED"
-            case .billingRetry: "EVENT_TYPE_BILLING_RETRY"
-            case .gracePeriod: "EVENT_TYPE_GRACE_PERIOD"
-            case .billingRecovered: "EVENT_TYPE_BILLING_RECOVERED"
-            case .productChange: "EVENT_TYPE_PRODUCT_CHANGE"
-            case .ownershipTransfer: "EVENT_TYPE_OWNERSHIP_TRANSFER"
-            case .grant: "EVENT_TYPE_GRANT"
-            case .grantRevoked: "EVENT_TYPE_GRANT_REVOKED"
-            case .renewalExtended: "EVENT_TYPE_RENEWAL_EXTENDED"
-            case .consumptionRequest: "EVENT_TYPE_CONSUMPTION_REQUEST"
-            case .refundDeclined: "EVENT_TYPE_REFUND_DECLINED"
-            case .claimRefused: "EVENT_TYPE_CLAIM_REFUSED"
-            case .entitlementsRefreshed: "EVENT_TYPE_ENTITLEMENTS_REFRESHED"
-            default: "EventType(\(rawValue))"
-            }
-        }
+        public static let protoNames = [
+            "EVENT_TYPE_UNSPECIFIED", "EVENT_TYPE_PURCHASE", "EVENT_TYPE_RENEWAL", "EVENT_TYPE_EXPIRED",
+            "EVENT_TYPE_REFUND", "EVENT_TYPE_REVOKE", "EVENT_TYPE_AUTO_RENEW_DISABLED",
+            "EVENT_TYPE_AUTO_RENEW_ENABLED", "EVENT_TYPE_BILLING_RETRY", "EVENT_TYPE_GRACE_PERIOD",
+            "EVENT_TYPE_BILLING_RECOVERED", "EVENT_TYPE_PRODUCT_CHANGE", "EVENT_TYPE_OWNERSHIP_TRANSFER",
+            "EVENT_TYPE_GRANT", "EVENT_TYPE_GRANT_REVOKED", "EVENT_TYPE_RENEWAL_EXTENDED",
+            "EVENT_TYPE_CONSUMPTION_REQUEST", "EVENT_TYPE_REFUND_DECLINED", "EVENT_TYPE_CLAIM_REFUSED",
+            "EVENT_TYPE_ENTITLEMENTS_REFRESHED",
+        ]
     }
 }

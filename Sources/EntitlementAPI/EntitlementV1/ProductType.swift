@@ -4,7 +4,7 @@ extension EntitlementV1 {
     /// `entitlement.v1.ProductType`: how a product grants access.
     ///
     /// Open like every proto3 enum: unknown numbers are kept, not rejected.
-    public struct ProductType: ProtobufEnum, CustomStringConvertible {
+    public struct ProductType: ProtobufNamedEnum {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {
@@ -18,16 +18,9 @@ extension EntitlementV1 {
         public static let consumable = ProductType(rawValue: 4)
         public static let promotional = ProductType(rawValue: 5)
 
-        public var description: String {
-            switch self {
-            case .unspecified: "PRODUCT_TYPE_UNSPECIFIED"
-            case .autoRenewable: "PRODUCT_TYPE_AUTO_RENEWABLE"
-            case .nonRenewing: "PRODUCT_TYPE_NON_RENEWING"
-            case .nonConsumable: "PRODUCT_TYPE_NON_CONSUMABLE"
-            case .consumable: "PRODUCT_TYPE_CONSUMABLE"
-            case .promotional: "PRODUCT_TYPE_PROMOTIONAL"
-            default: "ProductType(\(rawValue))"
-            }
-        }
+        public static let protoNames = [
+            "PRODUCT_TYPE_UNSPECIFIED", "PRODUCT_TYPE_AUTO_RENEWABLE", "PRODUCT_TYPE_NON_RENEWING",
+            "PRODUCT_TYPE_NON_CONSUMABLE", "PRODUCT_TYPE_CONSUMABLE", "PRODUCT_TYPE_PROMOTIONAL",
+        ]
     }
 }

@@ -5,7 +5,7 @@ extension GRPCHealthV1 {
     ///
     /// Declared at namespace level for short call sites; ``HealthCheckResponse/ServingStatus``
     /// names it where the proto does. Open like every proto3 enum.
-    public struct ServingStatus: ProtobufEnum, CustomStringConvertible {
+    public struct ServingStatus: ProtobufNamedEnum {
         public var rawValue: Int32
 
         public init(rawValue: Int32) {
@@ -19,14 +19,6 @@ extension GRPCHealthV1 {
         /// Used by the standard's Watch for unknown services; Check answers NOT_FOUND instead.
         public static let serviceUnknown = ServingStatus(rawValue: 3)
 
-        public var description: String {
-            switch self {
-            case .unknown: "UNKNOWN"
-            case .serving: "SERVING"
-            case .notServing: "NOT_SERVING"
-            case .serviceUnknown: "SERVICE_UNKNOWN"
-            default: "ServingStatus(\(rawValue))"
-            }
-        }
+        public static let protoNames = ["UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"]
     }
 }
