@@ -57,7 +57,8 @@ extension FactsRecorder {
 }
 
 extension WriterLimits {
-    /// Records built per transaction when the store opens: a few milliseconds of work each, so
-    /// a rewrite of many users commits as it goes, and what a crash loses is one batch.
+    /// Records built per transaction when the store opens: few enough that a rewrite of many
+    /// users commits as it goes and a crash loses one batch's work, enough that the commits
+    /// (an fsync each on SQLite) are a small part of it.
     package static let recordRewriteBatch = 1_000
 }
