@@ -201,7 +201,7 @@ enum PostgresSchema {
         ("account_tokens", current.table("account_tokens")),
         // As SQLite's migration of the same name (Schema.userFactsOldFormatsMigration): records of
         // formats 1 and 2 (written here before format 3, or copied from SQLite by migrate-store)
-        // go; their users are read from the tables until their next write.
+        // go; user_facts_rewrite_missing_records has the store build their users' records again.
         ("user_facts_drop_formats_1_and_2", """
             DELETE FROM user_facts WHERE substring(facts FROM 1 FOR 1) IN (decode('01', 'hex'), decode('02', 'hex'));
             """),
@@ -224,5 +224,14 @@ enum PostgresSchema {
         // As SQLite's migration of the same name (Schema.consumptionMigration): Apple's refund
         // questions and the answers owed.
         ("consumption_answers", current.table("consumption_answers")),
+        // As SQLite's migration of the same name (Schema.userFactsRewriteMigration): the users
+        // without a record, whose records the store builds when it opens. Found by id, which
+        // PostgreSQL anti-joins by hash; a user whose key holds another user's record is listed
+        // too, and the writer's upsert leaves that row alone.
+        ("user_facts_rewrite_missing_records", """
+            \(current.table("user_facts_rewrite"))
+            INSERT INTO user_facts_rewrite (user_rowid)
+                SELECT u.id FROM users u WHERE NOT EXISTS (SELECT 1 FROM user_facts f WHERE f.user_id = u.user_id);
+            """),
     ]
 }

@@ -52,12 +52,10 @@ extension Schema {
         """)
 
     /// Records of formats 1 and 2 go, so a reader decodes only the current format
-    /// (``UserFactsRecord``). Deleted rather than rewritten: a record is a copy of its user's
-    /// rows in the tables, which stay the source of truth, and a user without a record is read
-    /// from them by the same joined statement that reads a user whose record does not decode,
-    /// so every answer stays the same; the user's next write stores a current record. Rewriting
-    /// them here would need the old decoders in this binary, or each such user read from the
-    /// tables at startup, for records that nothing but speed depends on.
+    /// (``UserFactsRecord``) and this binary needs no decoder for the old ones. A record is a
+    /// copy of its user's rows in the tables, which stay the source of truth: until the store
+    /// builds the record again (``userFactsRewriteMigration`` lists the users without one) the
+    /// user is read from the tables, with the same answers.
     package static let userFactsOldFormatsMigration = Migration("user_facts_drop_formats_1_and_2", sql: """
         DELETE FROM user_facts WHERE substr(facts, 1, 1) IN (x'01', x'02');
         """)

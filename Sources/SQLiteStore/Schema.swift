@@ -137,5 +137,6 @@ package enum Schema {
         grantsMigration,
         dailyRollupMigration,
         consumptionMigration,
+        userFactsRewriteMigration,
     ])
 }

@@ -192,6 +192,11 @@ CREATE TABLE user_facts (
     facts BLOB NOT NULL
 );
 
+-- Users (users.id) whose record the store builds from the tables when it opens, a batch per
+-- transaction, deleting each batch's rows as it commits their records: left by the migration
+-- that followed the deletion of records in formats 1 and 2.
+CREATE TABLE user_facts_rewrite (user_rowid INTEGER PRIMARY KEY);
+
 CREATE TABLE webhook_endpoints (
     id INTEGER PRIMARY KEY,
     url TEXT NOT NULL UNIQUE,

@@ -109,6 +109,11 @@ public actor SQLStore<DB: StorageEngine> {
         } catch {
             throw StoreError.storage(error, "filling the daily rollup from the stored facts")
         }
+        do {
+            _ = try recorder.rewriteListedRecords()
+        } catch {
+            throw StoreError.storage(error, "building the user_facts records of the users listed for it")
+        }
         let observers = changeObservers
         replicas = try makeReplicas?(ReplicaHooks(
             cache: cache,

@@ -32,7 +32,8 @@ import Entitlements
 /// sends are flags, not strings; an absent account token costs nothing; product type and
 /// environment share a byte. Differences wrap (`&-`, `&+`), so every Int64 comes back exactly.
 /// Only version 3 decodes: migration `user_facts_drop_formats_1_and_2` deleted the records of
-/// versions 1 and 2 (their users read the tables until their next write). A layout change gets
+/// versions 1 and 2, and the store builds their users' records again from the tables when it
+/// opens (``FactsRecorder/rewriteRecords(limit:)``). A layout change gets
 /// a new version, and an unknown version reads as "no record", so an old binary on a newer
 /// file still answers (from the tables).
 package enum UserFactsRecord {

@@ -30,6 +30,7 @@ struct PostgresDailyRollupUpgradeTests {
             try await PostgresTestServer.execute("""
                 DELETE FROM schema_migrations WHERE version >= 16;
                 DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill; DROP TABLE consumption_answers;
+                DROP TABLE user_facts_rewrite;
                 ALTER TABLE transactions DROP COLUMN price_milli; ALTER TABLE transactions DROP COLUMN currency;
                 """, on: url)
             let upgraded = try await PostgresTestServer.open(url)

@@ -156,7 +156,7 @@ struct PostgresMigrationTests {
                 return [try admin.scalarInt64("SELECT count(*) FROM schema_migrations"),
                         try admin.scalarInt64("SELECT count(*) FROM change_log_identity")]
             }
-            #expect(counts == [17, 1])
+            #expect(counts == [18, 1])
         }
     }
 

@@ -302,11 +302,13 @@ struct PostgresUpgradeTests {
         }
     }
 
-    /// Migration 14 (user_facts_drop_formats_1_and_2): a database whose record of a user is in
-    /// format 2 (real bytes that format's encoder wrote, user u0 of the bench seed at 0c33037,
-    /// whose rows in the tables are the facts it held) answers the same facts after the upgrade,
-    /// from the tables; the old record is gone and a current one is kept byte for byte.
-    @Test func format2RecordsAnswerTheSameAfterTheirMigration() async throws {
+    /// Migrations 14 (user_facts_drop_formats_1_and_2) and 18
+    /// (user_facts_rewrite_missing_records): a database whose record of a user is in format 2
+    /// (real bytes that format's encoder wrote, user u0 of the bench seed at 0c33037, whose rows
+    /// in the tables are the facts it held) answers the same facts after the upgrade, and once
+    /// the store has opened the user's record is in format 3 and holds those facts; a current
+    /// record is kept byte for byte.
+    @Test func format2RecordsAreRewrittenInTheCurrentFormatWhenTheUpgradedStoreOpens() async throws {
         let version2u0 = "020981DAC4091670726F2E6D6F6E74686C790E6772702E70726F1433303030303030302D3012505552434841"
             + "534544818ECE1C1433303030303030302D3181B489131433303030303030302D320301000001B6C38FA99F68008090A9FA13"
             + "030405000000010500018090A9FA13008090A9FA13030705000000010700018090A9FA13008090A9FA13030905000000010100"
@@ -336,11 +338,11 @@ struct PostgresUpgradeTests {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
                 // Back before migration 14; the later ones undone too (grants, 15; daily_rollup, 16;
-                // consumption, 17).
+                // consumption, 17; the list of users without a record, 18).
                 try db.execute("""
                     UPDATE user_facts SET facts = '\\x\(version2u0)' WHERE user_id = 'u0';
                     DELETE FROM schema_migrations WHERE version >= 14; DROP TABLE grants;
-                    DROP TABLE consumption_answers;
+                    DROP TABLE consumption_answers; DROP TABLE user_facts_rewrite;
                     ALTER TABLE history_events DROP COLUMN actor; ALTER TABLE history_events DROP COLUMN reason;
                     DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill;
                     ALTER TABLE transactions DROP COLUMN price_milli; ALTER TABLE transactions DROP COLUMN currency;
@@ -355,12 +357,30 @@ struct PostgresUpgradeTests {
             let rows = try await PostgresTestServer.offPool {
                 let db = try PostgreSQL.Connection(url: url)
                 defer { db.close() }
-                return [try db.scalarString(
-                            "SELECT string_agg(user_id || '=' || encode(facts, 'hex'), ' ') FROM user_facts"),
-                        try db.scalarString("SELECT max(version)::text FROM schema_migrations")]
+                return [try db.scalarString("SELECT encode(facts, 'hex') FROM user_facts WHERE user_id = 'other'"),
+                        try db.scalarString("SELECT max(version)::text FROM schema_migrations"),
+                        try db.scalarString("SELECT count(*)::text FROM user_facts_rewrite"),
+                        try db.scalarString("SELECT encode(facts, 'hex') FROM user_facts WHERE user_id = 'u0'"),
+                        try db.scalarString("SELECT string_agg(id || '=' || name, ' ') FROM product_names")]
             }
-            #expect(rows == ["other=" + (current ?? ""), "\(PostgresMigrator.latestVersion)"])
+            #expect(Array(rows.prefix(3)) == [current, "\(PostgresMigrator.latestVersion)", "0"])
+            let names = Dictionary(uniqueKeysWithValues: (rows[4] ?? "").split(separator: " ").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                return (Int64(parts[0]) ?? -1, String(parts[1]))
+            })
+            let record = bytes(hex: rows[3] ?? "")
+            #expect(record.first == UserFactsRecord.version, "u0's record is rewritten in the current format")
+            let decoded = try record.withUnsafeBytes { try UserFactsRecord.decode($0) { names[$0] } }
+            #expect(decoded == u0)
         }
+    }
+}
+
+/// The bytes `hex` spells, two digits each.
+private func bytes(hex: String) -> [UInt8] {
+    let digits = Array(hex.utf8)
+    return stride(from: 0, to: digits.count - 1, by: 2).compactMap {
+        UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)
     }
 }
 

@@ -35,11 +35,12 @@ final class DailyRollupUpgradeTests: StoreTestCase {
         XCTAssertEqual(kept.map(\.refunds).reduce(0, +), 1)
 
         // Back to version 26, as a binary before the rollup left the file (consumption answers,
-        // 28, undone too).
+        // 28, and the list of users without a record, 29, undone too).
         let db = try Connection(path: databasePath)
         try db.execute("""
             PRAGMA user_version = 26; DELETE FROM schema_migrations WHERE version >= 27;
             DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill; DROP TABLE consumption_answers;
+            DROP TABLE user_facts_rewrite;
             ALTER TABLE transactions DROP COLUMN price_milli; ALTER TABLE transactions DROP COLUMN currency
             """)
         db.close()

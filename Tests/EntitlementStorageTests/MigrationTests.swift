@@ -11,9 +11,9 @@ final class MigrationTests: StoreTestCase {
         let store = try openStore()
         await store.close()
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 28)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 29)
         XCTAssertEqual(try db.scalarString("PRAGMA journal_mode"), "wal")
-        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 28)
+        XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM schema_migrations"), 29)
         let tables = try db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try tables.step() { names.append(tables.string(at: 0)) }
@@ -22,8 +22,8 @@ final class MigrationTests: StoreTestCase {
                                "entitlement_heads", "entitlement_heads_baseline", "grants", "history_events",
                                "history_revisions", "pending_events", "processed_sources", "product_names",
                                "reconciliation_watermarks", "refund_reversals", "renewal_infos", "schema_migrations",
-                               "sqlite_sequence", "transactions", "user_facts", "users", "webhook_dead_letters",
-                               "webhook_endpoints", "webhook_outbox"])
+                               "sqlite_sequence", "transactions", "user_facts", "user_facts_rewrite", "users",
+                               "webhook_dead_letters", "webhook_endpoints", "webhook_outbox"])
     }
 
     func testReopenKeepsEverything() async throws {
@@ -73,7 +73,7 @@ final class MigrationTests: StoreTestCase {
         await store.close()
 
         let db = try Connection(path: databasePath)
-        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 28)
+        XCTAssertEqual(try db.scalarInt64("PRAGMA user_version"), 29)
         XCTAssertNil(try db.scalarString("PRAGMA foreign_key_check"))
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM chains WHERE user_rowid IS NULL"), 1)
     }
@@ -86,7 +86,7 @@ final class MigrationTests: StoreTestCase {
         }
         let error = await assertStoreError(.schemaTooNew) { _ = try self.openStore() }
         XCTAssertEqual(error?.message, "database schema version 99 is newer than this entitlementd "
-                       + "knows (28): upgrade entitlementd or point --database elsewhere")
+                       + "knows (29): upgrade entitlementd or point --database elsewhere")
     }
 
     func testRefusesAnEditedMigrationHistory() async throws {

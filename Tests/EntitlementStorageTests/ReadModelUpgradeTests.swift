@@ -106,13 +106,14 @@ final class ReadModelUpgradeTests: StoreTestCase {
         XCTAssertEqual(steps, ["SEARCH user_facts USING INTEGER PRIMARY KEY (rowid=?)"])
     }
 
-    /// Migration 25 (`user_facts_drop_formats_1_and_2`): a file a version-24 binary left, whose
-    /// records are in formats 1 and 2 (real bytes those formats' encoders wrote, of users whose
-    /// rows in the tables are the facts they held: the bench file's users u999999 at 68584a3 and
-    /// u0, u1 at 0c33037), answers the same facts after the upgrade, from the tables; the old
-    /// records are gone, a current record is kept byte for byte, and the next write of a user
-    /// stores a current record.
-    func testFormat1And2RecordsAnswerTheSameAfterTheUpgradeAndTheNextWriteRewritesThem() async throws {
+    /// Migrations 25 (`user_facts_drop_formats_1_and_2`) and 29
+    /// (`user_facts_rewrite_missing_records`): a file a version-24 binary left, whose records are
+    /// in formats 1 and 2 (real bytes those formats' encoders wrote, of users whose rows in the
+    /// tables are the facts they held: the bench file's users u999999 at 68584a3 and u0, u1 at
+    /// 0c33037), has every such user's record in format 3 once the upgraded store has opened,
+    /// as the writer builds it from the tables; the answers are the same, a current record is
+    /// kept byte for byte, and the list of users to rebuild is left empty.
+    func testFormat1And2RecordsAreRewrittenInTheCurrentFormatWhenTheUpgradedStoreOpens() async throws {
         let oldRecords = [("u999999", Self.version1u999999), ("u0", Self.version2u0), ("u1", Self.version2u1)]
         let store = try openStore()
         var expected: [String: UserFacts] = [:]
@@ -131,37 +132,65 @@ final class ReadModelUpgradeTests: StoreTestCase {
         }
         XCTAssertEqual(try db.scalarInt64("SELECT count(*) FROM user_facts WHERE substr(facts, 1, 1) < x'03'"), 3)
         let current = try recordBytes(db)["current"]
-        // Back to version 24, before this migration (25): the later ones undone too (grants, 26;
-        // daily_rollup, 27; consumption answers, 28).
+        // Back to version 24, before migration 25: the later ones undone too (grants, 26;
+        // daily_rollup, 27; consumption answers, 28; the list of users without a record, 29).
         try db.execute("""
             PRAGMA user_version = 24; DELETE FROM schema_migrations WHERE version >= 25; DROP TABLE grants;
             ALTER TABLE history_events DROP COLUMN actor; ALTER TABLE history_events DROP COLUMN reason;
             DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill; DROP TABLE consumption_answers;
+            DROP TABLE user_facts_rewrite;
             ALTER TABLE transactions DROP COLUMN price_milli; ALTER TABLE transactions DROP COLUMN currency
             """)
         db.close()
 
         let upgraded = try openStore()
         for (userID, facts) in expected {
-            XCTAssertEqual(try upgraded.facts(userID: userID), facts, userID)
+            let read = try upgraded.facts(userID: userID)
+            XCTAssertEqual(read, facts, userID)
+            for instant in Self.oldRecordInstants {
+                XCTAssertEqual(EntitlementRules.entitlements(for: read, at: .at(instant), catalog: .empty),
+                               EntitlementRules.entitlements(for: facts, at: .at(instant), catalog: .empty), userID)
+            }
         }
-        _ = try await upgraded.write(Fixture.receipt("u0", [Fixture.subscription("9000", chain: "9000")]))
-        let written = try upgraded.facts(userID: "u0")
         await upgraded.close()
-        XCTAssertEqual(Set(transactionIDs(written)), ["10000000", "30000000", "20000000", "9000"])
 
         let check = try Connection(path: databasePath)
         defer { check.close() }
         XCTAssertEqual(try check.scalarInt64("PRAGMA user_version"), Int64(latest))
+        XCTAssertEqual(try check.scalarInt64("SELECT count(*) FROM user_facts_rewrite"), 0, "the list is done")
         let records = try recordBytes(check)
-        XCTAssertEqual(records.keys.sorted(), ["current", "u0"], "old records deleted, u0 rewritten")
+        XCTAssertEqual(records.keys.sorted(), ["current", "u0", "u1", "u999999"], "every user has a record")
         XCTAssertEqual(records["current"], current, "a current record is kept byte for byte")
-        XCTAssertEqual(records["u0"]?.first, UserFactsRecord.version)
-        let reopened = try openStore()
-        XCTAssertEqual(try reopened.facts(userID: "u0"), written)
-        XCTAssertEqual(try reopened.facts(userID: "u999999"), expected["u999999"])
-        await reopened.close()
+        let tables = try check.prepare(UserFacts.tablesSQL)
+        for (userID, _) in oldRecords {
+            let record = try XCTUnwrap(records[userID], userID)
+            XCTAssertEqual(record.first, UserFactsRecord.version, userID)
+            let fromTables = try UserFacts.readTables(tables, userID: userID)
+            XCTAssertEqual(fromTables, expected[userID], userID)
+            let decoded = try record.withUnsafeBytes { bytes in
+                try UserFactsRecord.decode(bytes) { row in try? self.productName(row, in: check) }
+            }
+            XCTAssertEqual(decoded, fromTables, "\(userID)'s record holds what the tables hold")
+            XCTAssertEqual(record, UserFactsRecord.encode(fromTables) { try? self.productNameRow($0, in: check) },
+                           "\(userID)'s record is the one the writer builds")
+        }
     }
+
+    /// The `product_names` text of `row`, as a reader resolves a record's reference.
+    private func productName(_ row: Int64, in db: Connection) throws -> String? {
+        try db.scalarString("SELECT name FROM product_names WHERE id = \(row)")
+    }
+
+    /// The `product_names` row of `name`, as the writer looks it up to encode a record.
+    private func productNameRow(_ name: String, in db: Connection) throws -> Int64? {
+        let find = try db.prepare("SELECT id FROM product_names WHERE name = ?")
+        find.bind(name, at: 1)
+        defer { find.reset() }
+        return try find.step() ? find.int64(at: 0) : nil
+    }
+
+    /// Instants the old records' users are judged at: before, inside and after their periods.
+    static let oldRecordInstants: [Int64] = [1_785_000_000_000, 1_791_000_000_000, 1_797_000_000_000, 1_800_000_000_000]
 
     /// Bytes the format-1 encoder wrote (68584a3's bench seed, user u999999).
     static let version1u999999 = "01090D313030303030303939393939390B70726F2E6D6F6E74686C79076772702E70726F0F3330303030"
