@@ -5,7 +5,7 @@ import JWS
 
 extension NotificationIngestor {
     /// V1: authenticated only by the shared secret in `password`; idempotent by body hash.
-    func authenticateV1(_ notification: NotificationV1, sourceID: String)
+    nonisolated func authenticateV1(_ notification: NotificationV1, sourceID: String)
         throws(NotificationRejection) -> (write: NotificationWrite, type: String) {
         // An empty secret would match a notification without a password: treated as none.
         guard let secret = configuration.sharedSecret, !secret.isEmpty else {

@@ -7,7 +7,7 @@ extension NotificationIngestor {
     /// V2: every JWS (the payload and the transaction and renewal info inside it) must verify
     /// against the trusted root at its own signedDate. Each is decoded once: the verifier hands
     /// back the decoded value only after its signature verifies. Returns nil for TEST.
-    func verifyV2(_ signedPayload: String)
+    nonisolated func verifyV2(_ signedPayload: String)
         throws(NotificationRejection) -> (write: NotificationWrite, type: String)? {
         var signedDate: Int64 = 0
         let payload: NotificationV2Payload = try verified(signedPayload, as: "signedPayload") { bytes in
@@ -77,7 +77,7 @@ extension NotificationIngestor {
     /// Verifies one JWS and returns what `read` decoded from it: unauthenticated when the token
     /// or its chain is rejected, malformed when it is not a JWS or the payload is not what `name`
     /// must be.
-    func verified<Value>(_ compact: String, as name: String, id: String? = nil,
+    nonisolated func verified<Value>(_ compact: String, as name: String, id: String? = nil,
                          read: ([UInt8]) throws -> (value: Value, atUnixMs: Int64))
         throws(NotificationRejection) -> Value {
         do {

@@ -3,7 +3,6 @@ import EntitlementPorts
 import Entitlements
 import Foundation
 import ServiceRuntime
-import Synchronization
 
 /// Repairs missed notifications: asks Apple's notification history for what it sent since the
 /// stored watermark and feeds every signed payload through the webhook's own ingest path.
@@ -17,7 +16,8 @@ import Synchronization
 /// Apple's history can show a notification a little after its signedDate; the first run looks
 /// back 7 days. The watermark of an environment moves to the window's end only after every page
 /// was fetched and every payload durably applied (the ingest call returns after the commit);
-/// any failure leaves it where it was, so the next run asks again. Runs never overlap.
+/// any failure leaves it where it was, so the next run asks again. Runs never overlap: the
+/// ingestor actor holds the one "running" mark, beside the notifications it is applying.
 public final class NotificationReconciler: Sendable {
     public struct Configuration: Sendable {
         /// How far before the watermark each window starts.
@@ -47,7 +47,6 @@ public final class NotificationReconciler: Sendable {
     let logger: Logger
     let now: UnixClock
     let observe: (@Sendable (ReconciliationReport) -> Void)?
-    private let running = Mutex(false)
 
     public init(configuration: Configuration = .init(), source: any NotificationHistorySource,
                 ingestor: NotificationIngestor, progress: any ReconciliationProgress, logger: Logger,
@@ -73,11 +72,14 @@ public final class NotificationReconciler: Sendable {
     /// One run over every environment: from `sinceMs` when given (an operator's on-demand
     /// window), else from each environment's watermark minus the overlap, to now.
     public func reconcile(sinceMs: Int64? = nil) async throws(ReconciliationError) -> ReconciliationReport {
-        guard running.withLock({ running in
-            defer { running = true }
-            return !running
-        }) else { throw .alreadyRunning }
-        defer { running.withLock { $0 = false } }
+        guard await ingestor.beginReconciliation() else { throw .alreadyRunning }
+        let report = await reconcileEveryEnvironment(sinceMs: sinceMs)
+        await ingestor.endReconciliation()
+        return report
+    }
+
+    /// The run itself; it cannot fail as a whole, so the run is always marked ended after it.
+    private func reconcileEveryEnvironment(sinceMs: Int64?) async -> ReconciliationReport {
         let startedAt = now()
         var runs: [ReconciliationReport.EnvironmentRun] = []
         for environment in configuration.environments {

@@ -6,8 +6,9 @@ import ServiceRuntime
 extension ReceiptVerifier {
     /// One verification: walks production -> sandbox (or back) and retries as the status
     /// demands. Runs once per distinct receipt even when many callers wait on it. Fails with a
-    /// ``ReceiptVerificationError`` (or cancellation).
-    func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
+    /// ``ReceiptVerificationError`` (or cancellation). Nonisolated: it awaits Apple and decodes
+    /// JSON, which must not hold the actor.
+    nonisolated func verifyOnce(receiptData: String) async throws -> VerifiedReceipt {
         let body = VerifyReceiptRequest(receiptData: receiptData, password: configuration.sharedSecret).jsonBody()
         var environment = Environment.production
         var switchedEnvironment = false
@@ -61,7 +62,7 @@ extension ReceiptVerifier {
         }
     }
 
-    enum AttemptOutcome {
+    enum AttemptOutcome: Sendable {
         case response(VerifyReceiptResponse)
         case failure(AppleAttemptFailure)
     }
@@ -69,9 +70,12 @@ extension ReceiptVerifier {
     /// One POST under a concurrency permit. HTTP 5xx, timeouts and connection errors are
     /// transport failures (retryable); an unreadable 200 body is too, since Apple does not
     /// send them on purpose.
-    func attempt(url: URL, body: [UInt8], environment: Environment) async throws -> AttemptOutcome {
-        try await permits.acquire()
-        defer { permits.release() }
+    nonisolated func attempt(url: URL, body: [UInt8], environment: Environment) async throws -> AttemptOutcome {
+        try await withPermit { try await observedPost(url: url, body: body, environment: environment) }
+    }
+
+    private nonisolated func observedPost(url: URL, body: [UInt8],
+                                          environment: Environment) async throws -> AttemptOutcome {
         try Task.checkCancellation()
         let started = ContinuousClock.now
         let outcome = try await post(url: url, body: body)
@@ -87,7 +91,7 @@ extension ReceiptVerifier {
         return outcome
     }
 
-    private func post(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
+    private nonisolated func post(url: URL, body: [UInt8]) async throws -> AttemptOutcome {
         let status: Int
         let responseBody: [UInt8]
         do {
@@ -106,7 +110,7 @@ extension ReceiptVerifier {
     }
 
     /// Exponential backoff with full jitter, so a burst of failures does not retry in lockstep.
-    func backoff(_ failures: Int) async throws {
+    nonisolated func backoff(_ failures: Int) async throws {
         let base = configuration.initialBackoff * (1 << min(failures - 1, 16))
         let ceiling = min(base, configuration.maxBackoff)
         let ceilingMs = ceiling.inFractionalMilliseconds

@@ -20,9 +20,11 @@ public struct VerifiedReceipt: Sendable {
 /// Holds no entitlement state. Errors are ``ReceiptVerificationError``s in the service's words;
 /// the RPC edge (``ServiceErrors``) phrases them for the caller.
 ///
-/// A final class, not an actor: it has no mutable state of its own (``FairSemaphore`` and
-/// ``SingleFlight`` lock theirs), and calls must run in parallel, not queue on one executor.
-public final class ReceiptVerifier: Sendable {
+/// An actor because it owns the state concurrent calls share: who waits on which flight
+/// (``VerificationFlights``) and who holds or waits for a permit (``PermitQueue``). Only those
+/// short, non-blocking transitions run on it; the HTTP exchange, JSON decoding and backoff are
+/// `nonisolated`, so calls still run in parallel instead of queueing on its executor.
+public actor ReceiptVerifier {
     public struct Configuration: Sendable {
         public var productionURL: URL
         public var sandboxURL: URL
@@ -57,17 +59,18 @@ public final class ReceiptVerifier: Sendable {
         }
     }
 
-    let configuration: Configuration
-    let client: any AppleHTTPClient
-    let permits: FairSemaphore
+    nonisolated let configuration: Configuration
+    nonisolated let client: any AppleHTTPClient
+    /// The bound on concurrent calls to Apple, first come first served.
+    var permits: PermitQueue
     /// Flights by the receipt's SHA-256 (hex), not by the receipt: a receipt runs to hundreds of
     /// KB, which the dictionary hashed again on every call (a tenth of SubmitReceipt's CPU on a
     /// 300 KB one), while the digest is computed once per call anyway, for the replay key.
-    let flights = SingleFlight<String, VerifiedReceipt>()
-    let now: UnixClock
-    let observe: AppleCallObserver?
+    var flights = VerificationFlights()
+    nonisolated let now: UnixClock
+    nonisolated let observe: AppleCallObserver?
     /// Waits out a backoff; injectable so tests check the delays without spending them.
-    let sleep: @Sendable (Duration) async throws -> Void
+    nonisolated let sleep: @Sendable (Duration) async throws -> Void
 
     /// Told about every call to Apple: the environment asked, the outcome and how long it took
     /// (the composition root turns the outcome into metric labels).
@@ -87,7 +90,7 @@ public final class ReceiptVerifier: Sendable {
                 sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         self.configuration = configuration
         self.client = client
-        self.permits = FairSemaphore(permits: configuration.maxConcurrency)
+        self.permits = PermitQueue(permits: configuration.maxConcurrency)
         self.now = now
         self.observe = observe
         self.sleep = sleep
@@ -95,14 +98,14 @@ public final class ReceiptVerifier: Sendable {
 
     /// Verifies base64 receipt data. Concurrent calls with the same data share one verification;
     /// each caller's cancellation (RPC gone, deadline) ends only its own wait.
-    public func verify(receiptData: String) async throws -> VerifiedReceipt {
+    public nonisolated func verify(receiptData: String) async throws -> VerifiedReceipt {
         try await verify(receiptData: receiptData, sha256: SHA256.hexHash(receiptData.utf8))
     }
 
     /// ``verify(receiptData:)`` for a caller that already has the data's digest:
     /// `SHA256.hexHash(receiptData.utf8)`, which joins identical receipts in one flight.
-    public func verify(receiptData: String, sha256: String) async throws -> VerifiedReceipt {
-        let verified = try await flights.run(sha256) { [self] in
+    public nonisolated func verify(receiptData: String, sha256: String) async throws -> VerifiedReceipt {
+        let verified = try await shared(sha256) { [self] in
             try await self.verifyOnce(receiptData: receiptData)
         }
         if let expected = configuration.bundleID, verified.bundleID != expected {

@@ -131,8 +131,8 @@ struct ReceiptVerifierTests {
             for _ in 0..<callers {
                 group.addTask { try await verifier.verify(receiptData: receipt) }
             }
-            try await eventually("every caller joined the one flight") {
-                apple.heldCalls == 1 && verifier.flights.callers(for: SHA256.hexHash(receipt.utf8)) == callers
+            try await until("every caller joined the one flight") {
+                await verifier.callers(for: SHA256.hexHash(receipt.utf8)) == callers && apple.heldCalls == 1
             }
             apple.release()
             var answered = 0
@@ -155,7 +155,7 @@ struct ReceiptVerifierTests {
         apple.hold()
         let leaving = Task { try await verifier.verify(receiptData: receipt) }
         let staying = Task { try await verifier.verify(receiptData: receipt) }
-        try await eventually("both callers joined") { verifier.flights.callers(for: SHA256.hexHash(receipt.utf8)) == 2 }
+        try await until("both callers joined") { await verifier.callers(for: SHA256.hexHash(receipt.utf8)) == 2 }
         leaving.cancel()
         await #expect(throws: CancellationError.self) { try await leaving.value }
         apple.release()

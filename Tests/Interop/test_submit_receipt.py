@@ -196,6 +196,24 @@ def test_identical_receipts_in_flight_are_verified_once(pb, server, apple):
     assert apple.calls_for(data) == ["production"]
 
 
+def test_rounds_of_concurrent_identical_and_distinct_receipts_are_all_answered(pb, server, apple):
+    """Every call of every round is answered: a verifier that strands one waiter (a flight's
+    result resumed to some callers only, a permit never handed on) fails here within seconds,
+    not after the 30 s deadline of a production client."""
+    s = server(*apple.flags(), "--apple-max-concurrency", "4")
+    apple.latency = 0.01
+    channels = [s.channel() for _ in range(4)]
+    for round_ in range(15):
+        shared = apple.receipt()
+        receipts = [shared if i % 2 else apple.receipt() for i in range(20)]
+        futures = [pb.ent_grpc.EntitlementServiceStub(channels[i % 4]).SubmitReceipt.future(
+            pb.ent.SubmitReceiptRequest(user_id=f"round-{round_}-{'shared' if i % 2 else i}", receipt_data=data),
+            timeout=10) for i, data in enumerate(receipts)]
+        replies = [f.result() for f in futures]
+        assert all(r.apple_status == 0 for r in replies), f"round {round_}"
+        assert all(apple.calls_for(data) == ["production"] for data in receipts[::2]), "one call per distinct receipt"
+
+
 def test_verify_cache_ttl(pb, server, apple):
     s = server(*apple.flags(), "--verify-cache-ttl", "60s")
     data = apple.receipt()
