@@ -184,6 +184,7 @@ package final class Writer<DB: StorageEngine> {
                     }
                     return answer.resume
                 }
+                if !isolatingEachWrite { try readUnisolatedResults() }
                 try recorder.applyRollup()
                 try recorder.refreshRecords(for: affected.inOrder, known: batchFacts)
                 try publishCommit(users: affected.inOrder.map(\.text))
@@ -254,7 +255,7 @@ package final class Writer<DB: StorageEngine> {
     /// roll back with it; the users' facts read for it go into `facts`.
     private func recordChanges(of users: Set<ExactID>, facts: inout [ExactID: UserFacts]) throws -> Int {
         defer { recorder.addedEvents = [] }
-        return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: recorder.addedEvents,
+        return try changes.recordChanges(of: users, nowMs: changeLog.clock(), addedEvents: { recorder.addedEvents },
                                          readFacts: &facts, knownRows: recorder.writeUserRows)
     }
 
@@ -281,7 +282,7 @@ package final class Writer<DB: StorageEngine> {
             var appended = 0
             var facts: [ExactID: UserFacts] = [:]
             let answer = try answer(continuation, failing: "recording facts", isolated: isolated) {
-                let outcome = try recorder.record(write, affectedUsers: &affectedUsers)
+                let outcome = try recorder.recordLeavingResultsUnread(write, affectedUsers: &affectedUsers)
                 appended = try recordChanges(of: affectedUsers, facts: &facts)
                 return outcome
             }
@@ -292,7 +293,7 @@ package final class Writer<DB: StorageEngine> {
             var appended = 0
             var facts: [ExactID: UserFacts] = [:]
             let answer = try answer(continuation, failing: "recording a notification", isolated: isolated) {
-                let outcome = try recorder.apply(notification, affectedUsers: &affectedUsers)
+                let outcome = try recorder.applyLeavingResultsUnread(notification, affectedUsers: &affectedUsers)
                 appended = try recordChanges(of: affectedUsers, facts: &facts)
                 return outcome
             }
@@ -309,7 +310,8 @@ package final class Writer<DB: StorageEngine> {
             }
         case let .webhooks(write, continuation):
             return try answer(continuation, failing: "recording webhook deliveries", isolated: isolated) {
-                try WebhookOutboxRecorder(db: db).apply(write)
+                let outcome = try WebhookOutboxRecorder(db: db).apply(write)
+                return { outcome }
             }
         }
     }
@@ -326,7 +328,7 @@ package final class Writer<DB: StorageEngine> {
         let answer = try answer(continuation, failing: "recording a grant", isolated: isolated) {
             let grant = try body(&users)
             appended = try recordChanges(of: users, facts: &facts)
-            return grant
+            return { grant }
         }
         affectedUsers.formUnion(users)
         keep(facts, if: answer.succeeded)
