@@ -1,3 +1,4 @@
+import EntitlementPorts
 import SQLDatabase
 
 /// The first reads of a write, sent together ahead of time (``SQLConnection/prefetch(_:)``):
@@ -21,6 +22,15 @@ extension FactsRecorder {
             let (find, _) = bindLookup(transactionIDs[...])
             try db.prefetch(find)
         }
+    }
+
+    /// ``prefetchFirstReads(userID:chainID:transactionIDs:)`` for `write`; sends nothing again
+    /// that was sent for it already (by the writer, ahead of it).
+    package func prefetchFirstReads(of write: FactsWrite) throws {
+        try prefetchFirstReads(userID: write.userID,
+                               chainID: write.transactions.first?.originalTransactionID
+                                   ?? write.renewalInfos.first?.originalTransactionID,
+                               transactionIDs: write.transactions.map(\.transactionID))
     }
 
     /// Resets the statements ``prefetchFirstReads(userID:chainID:transactionIDs:)`` may have sent.

@@ -74,10 +74,7 @@ package final class FactsRecorder<DB: StorageEngine> {
         self.tally = tally
         writeUserRows.removeAll(keepingCapacity: true)
         defer { dropPrefetches() }
-        try prefetchFirstReads(userID: write.userID,
-                               chainID: write.transactions.first?.originalTransactionID
-                                   ?? write.renewalInfos.first?.originalTransactionID,
-                               transactionIDs: write.transactions.map(\.transactionID))
+        try prefetchFirstReads(of: write)
         let outcome = try recordFacts(write, affectedUsers: &affectedUsers)
         return {
             var complete = outcome
