@@ -89,6 +89,7 @@ extension Connection {
         let pending = deferred
         deferred = []
         var failure: PostgreSQLError?
+        waits += 1
         if PQpipelineSync(handle) != 1 { failure = lostInPipeline("sending the pipeline's sync") }
         for statement in pending {
             statement.query?.statement.awaitsPipeline = false
