@@ -44,9 +44,8 @@ extension FactsRecorder {
     /// forgets them. The writer calls it after a batch's writes, before COMMIT.
     package func applyRollup() throws {
         var delta: [RollupKey: Int64] = [:]
-        let transactions = try rollupTransactions(ofChains: Array(rollupBefore.keys))
         for (chainRow, before) in rollupBefore {
-            let after = DailyRollup.contributions(of: transactions[chainRow] ?? [])
+            let after = DailyRollup.contributions(of: try rollupTransactions(chainRow: chainRow))
             DailyRollup.add(DailyRollup.difference(from: before, to: after), to: &delta)
         }
         rollupBefore = [:]
@@ -65,29 +64,6 @@ extension FactsRecorder {
             upsert.bind(amount, at: 5)
             try db.executeDeferred(upsert)
         }
-    }
-
-    /// The transactions of the chains in `chainRows` by chain, as the rollup reads them: up to
-    /// the widest of ``RollupSQL/chainWidths`` chains a statement, so a batch's chains cost
-    /// one wait on a server instead of one each.
-    package func rollupTransactions(ofChains chainRows: [Int64]) throws -> [Int64: [RollupTransaction]] {
-        var found: [Int64: [RollupTransaction]] = [:]
-        var rest = chainRows[...]
-        while !rest.isEmpty {
-            let choice = RollupSQL.chainWidths.firstIndex { $0 >= rest.count } ?? RollupSQL.chainWidths.count - 1
-            let chunk = rest.prefix(RollupSQL.chainWidths[choice])
-            rest = rest.dropFirst(chunk.count)
-            let find = statements.rollupTransactionsOfChains[choice]
-            // A shorter chunk repeats its last chain: the same rows, found once.
-            for index in 0..<RollupSQL.chainWidths[choice] {
-                find.bind(chunk[chunk.startIndex + min(index, chunk.count - 1)], at: Int32(index + 1))
-            }
-            defer { find.reset() }
-            while try find.step() {
-                found[find.int64(at: 0), default: []].append(RollupTransaction(row: find, at: 1))
-            }
-        }
-        return found
     }
 
     /// The transactions of the chain in `chainRow`, as the rollup reads them.
@@ -154,14 +130,6 @@ enum RollupSQL {
         is_upgraded, environment, price_milli, currency
         """
     static let chainTransactions = "SELECT \(columns) FROM transactions WHERE chain_rowid = ?"
-    /// How many chains ``transactionsOfChains(width:)`` binds, as ``FactsRecorderSQL/lookupWidths``.
-    static let chainWidths = [1, 8, 32]
-    /// The chain row, then ``columns``, of every transaction of `width` chains. Equalities, not
-    /// `IN (...)`, for the plan ``FactsRecorderSQL/anyTransactionStored(width:)`` explains.
-    static func transactionsOfChains(width: Int) -> String {
-        let chains = (1...width).map { "chain_rowid = ?\($0)" }.joined(separator: " OR ")
-        return "SELECT chain_rowid, \(columns) FROM transactions WHERE \(chains)"
-    }
     static let chainOfTransaction = "SELECT chain_rowid FROM transactions WHERE transaction_id = ?"
     static let recordPrice = """
         UPDATE transactions SET price_milli = ?, currency = ? WHERE transaction_id = ? AND price_milli IS NULL

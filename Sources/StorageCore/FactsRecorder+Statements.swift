@@ -24,8 +24,6 @@ extension FactsRecorder {
         package let userFactsFromTables, upsertUserFactsRecord: DB.Statement
         /// The daily rollup's (``FactsRecorder/applyRollup()``).
         package let rollupTransactions, chainOfTransaction, recordPrice, addToRollup: DB.Statement
-        /// ``RollupSQL/transactionsOfChains(width:)`` for each of ``RollupSQL/chainWidths``.
-        package let rollupTransactionsOfChains: [DB.Statement]
 
         package init(_ db: DB) throws {
             findUser = try db.prepare(FactsRecorderSQL.findUser)
@@ -54,9 +52,6 @@ extension FactsRecorder {
             userFactsFromTables = try db.prepare(UserFacts.tablesSQL)
             upsertUserFactsRecord = try db.prepare(UserFacts.upsertRecordSQL)
             rollupTransactions = try db.prepare(RollupSQL.chainTransactions)
-            rollupTransactionsOfChains = try RollupSQL.chainWidths.map {
-                try db.prepare(RollupSQL.transactionsOfChains(width: $0))
-            }
             chainOfTransaction = try db.prepare(RollupSQL.chainOfTransaction)
             recordPrice = try db.prepare(RollupSQL.recordPrice)
             addToRollup = try db.prepare(RollupSQL.add)
