@@ -26,13 +26,15 @@ extension Connection {
 
     /// Sends `statement` (bound, returning rows) without waiting, inside a transaction: its next
     /// ``Statement/step()`` reads the rows once the pipeline is read, instead of a round trip
-    /// of its own. Outside a transaction, or not yet prepared in this session, it does nothing
-    /// (the step runs it). Binding a different value before that step drops the prefetched run;
-    /// a run never stepped must be reset before the rows could be stale (its caller's job).
+    /// of its own. Does nothing outside a transaction, for a statement not yet prepared in this
+    /// session (the step runs it) or for a run already sent. Binding a different value before
+    /// that step drops the prefetched run; a run never stepped must be reset before the rows
+    /// could be stale (its caller's job).
     public func prefetch(_ statement: Statement) throws(PostgreSQLError) {
         if deferred.isEmpty { try flushDeferred() }
         guard deferred.isEmpty ? PQtransactionStatus(handle) == PQTRANS_INTRANS : true,
-              let name = statement.preparedName(in: session), statement.result == nil else { return }
+              let name = statement.preparedName(in: session), statement.result == nil, !statement.awaitsPipeline
+        else { return }
         try send(statement, name: name)
         deferred.append(Deferred(sql: statement.sql, changed: nil, query: (statement, statement.run)))
         statement.awaitsPipeline = true
@@ -87,6 +89,7 @@ extension Connection {
         let pending = deferred
         deferred = []
         var failure: PostgreSQLError?
+        waits += 1
         if PQpipelineSync(handle) != 1 { failure = lostInPipeline("sending the pipeline's sync") }
         for statement in pending {
             statement.query?.statement.awaitsPipeline = false

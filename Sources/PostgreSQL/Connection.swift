@@ -33,6 +33,9 @@ public final class Connection: SQLConnection {
     var changedRows = 0
     /// Statements sent in pipeline mode, results unread (see `Connection+Pipeline.swift`).
     var deferred: [Deferred] = []
+    /// Round trips waited for: statements run alone (and their preparation) and pipeline syncs,
+    /// what deferred and prefetched statements save; read by tests that bound a write's waits.
+    public internal(set) var waits = 0
     /// A deferred statement's failure, thrown again until its transaction is rolled back.
     var pipelineFailure: PostgreSQLError?
 
@@ -121,6 +124,7 @@ public final class Connection: SQLConnection {
     public func execute(_ sql: String) throws(PostgreSQLError) {
         if Self.isRollback(sql) { flushForRollback() } else { try flushDeferred() }
         try ensureConnected()
+        waits += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)

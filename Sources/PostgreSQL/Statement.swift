@@ -164,11 +164,13 @@ public final class Statement: SQLStatement {
         } else {
             name = connection.newStatementName()
             let types = parameters.map(\.typeOID)
+            connection.waits += 1
             let result = PQprepare(handle, name, rewritten.sql, Int32(types.count), types)
             defer { PQclear(result) }
             try connection.check(result, sql: sql)
             prepared = (name, connection.session)
         }
+        connection.waits += 1
         let result = withParameterArrays { values, lengths, formats in
             PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
         }

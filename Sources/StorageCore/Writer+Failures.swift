@@ -7,29 +7,43 @@ extension Writer {
     /// (aborting the batch) a failure that is not the write's own (``abortsBatch(_:)``). Not
     /// isolated, the write's own failure cannot be undone alone: it aborts the batch as
     /// ``WriteFailedWithoutSavepoint``, and the batch runs again isolating each write.
+    /// `body` returns its outcome as a closure run once its deferred results are read.
     package func answer<Outcome: Sendable>(
         _ continuation: CheckedContinuation<Outcome, any Error>, failing what: String, isolated: Bool,
-        _ body: () throws -> Outcome
+        _ body: () throws -> () -> Outcome
     ) throws -> (succeeded: Bool, resume: () -> Void) {
+        guard isolated else {
+            // Not waited for: any failure among its results, read with a later write's or by
+            // ``readUnisolatedResults()``, reruns the whole batch isolated, and no caller is
+            // answered before COMMIT, when every result has been read.
+            do {
+                let outcome = try body()
+                return (true, { continuation.resume(returning: outcome()) })
+            } catch {
+                throw abortsBatch(error) ? error : WriteFailedWithoutSavepoint()
+            }
+        }
         // Its deferred statements' results are read before it counts as done, so their failure
         // is this write's, inside its savepoint (``SQLConnection/executeDeferred(_:then:)``).
         func recorded() throws -> Outcome {
             let outcome = try body()
             try db.flushDeferred()
-            return outcome
-        }
-        guard isolated else {
-            do {
-                let outcome = try recorded()
-                return (true, { continuation.resume(returning: outcome) })
-            } catch {
-                throw abortsBatch(error) ? error : WriteFailedWithoutSavepoint()
-            }
+            return outcome()
         }
         let result = Result { try writeSavepoint.run(recorded) }
         if case let .failure(error) = result, abortsBatch(error) { throw error }
         let answer = result.mapError { StoreError.storage($0, what) }
         return (Self.succeeded(answer), { continuation.resume(with: answer) })
+    }
+
+    /// After a batch's writes ran without savepoints: reads the results they left unread, so a
+    /// failure among them counts as a write's own (the batch reruns isolated), not as COMMIT's.
+    package func readUnisolatedResults() throws {
+        do {
+            try db.flushDeferred()
+        } catch {
+            throw abortsBatch(error) ? error : WriteFailedWithoutSavepoint()
+        }
     }
 
     /// Whether a write's failure must abort its whole batch: anything but the write's own fault

@@ -33,7 +33,9 @@ package final class ChangeRecorder<DB: StorageEngine> {
     }
 
     /// Announces how the write just recorded changed `userIDs`' entitlements at `nowMs`; each
-    /// change names its cause among `addedEvents` (``ChangeCause``). Returns how many it appended.
+    /// change names its cause among `addedEvents` (``ChangeCause``), asked for after this
+    /// recorder's first read, which reads the write's deferred inserts' results with it (one
+    /// wait). Returns how many it appended.
     ///
     /// The facts it reads for each user (the write's result, read exactly as
     /// ``UserFacts/readTables(_:userID:)`` reads them for the `user_facts` record) go into
@@ -41,7 +43,7 @@ package final class ChangeRecorder<DB: StorageEngine> {
     /// same rows again before COMMIT.
     /// `knownRows`: user rows the write found or created (each a lookup saved).
     package func recordChanges(
-        of userIDs: Set<ExactID>, nowMs: Int64, addedEvents: [(owner: Int64, event: HistoryEvent)],
+        of userIDs: Set<ExactID>, nowMs: Int64, addedEvents: () -> [(owner: Int64, event: HistoryEvent)],
         readFacts: inout [ExactID: UserFacts], knownRows: [ExactID: Int64] = [:]
     )
         throws -> Int
@@ -63,7 +65,7 @@ package final class ChangeRecorder<DB: StorageEngine> {
             let after = EntitlementRules.entitlements(for: facts, at: .now(nowMs), catalog: catalog)
             for transition in EntitlementTransitions.between(before: before, after: after) {
                 let chainID = transition.entitlement.originalTransactionID
-                let cause = try ChangeCause.eventID(owner: userRow, chainID: chainID, addedByWrite: addedEvents) {
+                let cause = try ChangeCause.eventID(owner: userRow, chainID: chainID, addedByWrite: addedEvents()) {
                     try newestEventID(userRow: userRow, chainID: chainID)
                 }
                 try append(transition, userRow: userRow, at: nowMs, cause: cause)

@@ -69,8 +69,8 @@ extension FactsRecorder {
         if let ownerRow = chain.ownerRow { return try insertDeferred(event, userRow: ownerRow, target: target) }
         let insert = statements.insertPendingEvent
         Self.bind(event, owner: chain.row, to: insert, pending: true)
-        try db.executeDeferred(insert) { [self] changed in
-            if changed > 0 { deferredNewEvents += 1 }
+        try db.executeDeferred(insert) { [tally] changed in
+            if changed > 0 { tally.newEvents += 1 }
         }
     }
 

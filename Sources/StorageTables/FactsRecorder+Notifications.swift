@@ -15,12 +15,23 @@ extension FactsRecorder {
     /// confirms (reported first by a receipt or another notification) gets the type in place.
     package func apply(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>) throws
         -> NotificationOutcome {
-        deferredNewEvents = 0
-        var outcome = try applyFacts(notification, affectedUsers: &affectedUsers)
-        // Every result read, as ``record(_:affectedUsers:)`` does.
+        let outcome = try applyLeavingResultsUnread(notification, affectedUsers: &affectedUsers)
         try db.flushDeferred()
-        outcome.newEvents += deferredNewEvents
-        return outcome
+        return outcome()
+    }
+
+    /// ``apply(_:affectedUsers:)`` without waiting for its deferred statements' results, as
+    /// ``recordLeavingResultsUnread(_:affectedUsers:)`` records a write.
+    package func applyLeavingResultsUnread(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>)
+        throws -> () -> NotificationOutcome {
+        let tally = Tally()
+        self.tally = tally
+        let outcome = try applyFacts(notification, affectedUsers: &affectedUsers)
+        return {
+            var complete = outcome
+            complete.newEvents += tally.newEvents
+            return complete
+        }
     }
 
     private func applyFacts(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>) throws
@@ -31,10 +42,9 @@ extension FactsRecorder {
         }
         let now = clock()
         // The source's mark and the first lookups go together: one wait on a server.
-        sourceWasProcessed = nil
         defer { dropPrefetches() }
         let mark = bindMarkProcessed(notification.source, notification.sourceID, userRow: nil, now: now)
-        try db.executeDeferred(mark) { [self] in sourceWasProcessed = $0 == 0 }
+        try db.executeDeferred(mark) { [tally] in tally.sourceWasProcessed = $0 == 0 }
         let firstChain = notification.transactions.first?.originalTransactionID
             ?? notification.renewalInfos.first?.originalTransactionID
             ?? notification.events.first?.originalTransactionID
@@ -42,7 +52,7 @@ extension FactsRecorder {
                                transactionIDs: notification.transactions.map(\.transactionID))
         let chainSent = try firstChain.map(prefetchOwnerlessChain) ?? false
         try db.flushDeferred()
-        if sourceWasProcessed == true { return NotificationOutcome(duplicate: true) }
+        if tally.sourceWasProcessed == true { return NotificationOutcome(duplicate: true) }
         var outcome = NotificationOutcome()
         var owners = Set<ExactID>()
         for transactionID in notification.reversedRefunds {

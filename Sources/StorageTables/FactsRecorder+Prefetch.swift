@@ -1,3 +1,4 @@
+import EntitlementPorts
 import SQLDatabase
 
 /// The first reads of a write, sent together ahead of time (``SQLConnection/prefetch(_:)``):
@@ -23,12 +24,55 @@ extension FactsRecorder {
         }
     }
 
+    /// ``prefetchFirstReads(userID:chainID:transactionIDs:)`` for `write`; sends nothing again
+    /// that was sent for it already (by the writer, ahead of it).
+    package func prefetchFirstReads(of write: FactsWrite) throws {
+        try prefetchFirstReads(userID: write.userID,
+                               chainID: write.transactions.first?.originalTransactionID
+                                   ?? write.renewalInfos.first?.originalTransactionID,
+                               transactionIDs: write.transactions.map(\.transactionID))
+    }
+
     /// Resets the statements ``prefetchFirstReads(userID:chainID:transactionIDs:)`` may have sent.
     package func dropPrefetches() {
         statements.findUser.reset()
         statements.findChain.reset()
         for find in statements.anyTransactionStored { find.reset() }
         statements.insertOwnerlessChainUnlessStored?.reset()
+        statements.insertChainOfUserID?.reset()
+    }
+
+    /// The writing user's row, created when new; with it, when the user is new and
+    /// `newChainID` names a chain the write creates for them, that chain's row: the two inserts
+    /// then go together (one wait on a server instead of two), where the engine returns ids.
+    package func userRowAndNewChain(_ userID: String, newChainID: String?, now: Int64) throws
+        -> (user: Int64, chain: Int64?) {
+        let find = statements.findUser
+        find.bind(userID, at: 1)
+        defer { find.reset() }
+        if try find.step() {
+            let row = find.int64(at: 0)
+            writeUserRows[ExactID(userID)] = row
+            return (row, nil)
+        }
+        let insert = statements.insertUser
+        insert.bind(userID, at: 1)
+        insert.bind(now, at: 2)
+        guard let newChainID, let chainInsert = statements.insertChainOfUserID else {
+            let row = try returnedID(insert)
+            writeUserRows[ExactID(userID)] = row
+            return (row, nil)
+        }
+        // The user's insert first, so the chain's finds its row.
+        try db.prefetch(insert)
+        DB.bindDecimalID(newChainID, at: 1, of: chainInsert)
+        chainInsert.bind(now, at: 2)
+        chainInsert.bind(userID, at: 3)
+        try db.prefetch(chainInsert)
+        let row = try returnedID(insert)
+        writeUserRows[ExactID(userID)] = row
+        defer { chainInsert.reset() }
+        return (row, try chainInsert.step() ? chainInsert.int64(at: 0) : nil)
     }
 
     /// Sends the insert of a notification's first chain in case it is new, after its lookup (so

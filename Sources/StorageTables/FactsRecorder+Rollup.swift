@@ -62,7 +62,7 @@ extension FactsRecorder {
             upsert.bind(key.counter.rawValue, at: 3)
             upsert.bind(key.currency, at: 4)
             upsert.bind(amount, at: 5)
-            try upsert.execute()
+            try db.executeDeferred(upsert)
         }
     }
 

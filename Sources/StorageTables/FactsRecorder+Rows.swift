@@ -193,12 +193,12 @@ extension FactsRecorder {
     }
 
     /// ``insert(_:userRow:target:)`` as a deferred statement: an event it adds joins
-    /// ``addedEvents`` and counts in ``deferredNewEvents`` when its result is read.
+    /// the write's ``addedEvents`` and counts in its ``Tally`` when its result is read.
     package func insertDeferred(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget? = nil) throws {
-        try db.executeDeferred(bindInsert(event, userRow: userRow, target: target)) { [self] changed in
+        try db.executeDeferred(bindInsert(event, userRow: userRow, target: target)) { [tally] changed in
             guard changed > 0 else { return }
-            addedEvents.append((userRow, event))
-            deferredNewEvents += 1
+            tally.addedEvents.append((userRow, event))
+            tally.newEvents += 1
         }
         guard !event.actor.isEmpty || !event.reason.isEmpty else { return }
         // Sent behind the insert without waiting for it: it names only a row without an actor

@@ -12,6 +12,8 @@ extension FactsRecorder {
         /// ``FactsRecorderSQL/insertOwnerlessChainUnlessStored`` where the engine returns ids
         /// (``StorageEngine/returningIDClause``), else nil.
         package let insertOwnerlessChainUnlessStored: DB.Statement?
+        /// ``FactsRecorderSQL/insertChainOfUserID`` where the engine returns ids, else nil.
+        package let insertChainOfUserID: DB.Statement?
         package let storedTransaction, refundReversedAt, insertTransaction, updateTransaction: DB.Statement
         package let insertTransactionUnlessStored: DB.Statement
         /// ``FactsRecorderSQL/anyTransactionStored(width:)`` for each of ``FactsRecorderSQL/lookupWidths``.
@@ -31,6 +33,8 @@ extension FactsRecorder {
             insertChain = try db.prepare(FactsRecorderSQL.insertChain + DB.returningIDClause)
             insertOwnerlessChainUnlessStored = DB.returningIDClause.isEmpty ? nil
                 : try db.prepare(FactsRecorderSQL.insertOwnerlessChainUnlessStored + DB.returningIDClause)
+            insertChainOfUserID = DB.returningIDClause.isEmpty ? nil
+                : try db.prepare(FactsRecorderSQL.insertChainOfUserID + DB.returningIDClause)
             storedTransaction = try db.prepare(FactsRecorderSQL.storedTransactionSQL)
             refundReversedAt = try db.prepare(FactsRecorderSQL.refundReversedAt)
             insertTransaction = try db.prepare(FactsRecorderSQL.insertTransaction)
@@ -77,6 +81,13 @@ package enum FactsRecorderSQL {
         """
     package static let insertChain =
         "INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms) VALUES (?, ?, ?)"
+    /// A new user's first chain, sent right behind the user's insert before its row is known
+    /// (so found by the user's id): completed by a RETURNING clause, so only where the engine
+    /// has one.
+    package static let insertChainOfUserID = """
+        INSERT INTO chains (original_transaction_id, user_rowid, owned_since_ms)
+        SELECT CAST(?1 AS TEXT), id, CAST(?2 AS BIGINT) FROM users WHERE user_id = ?3
+        """
     package static let storedTransactionSQL = """
         SELECT \(Transaction.selectColumns), t.id
         FROM transactions t JOIN chains c ON c.id = t.chain_rowid WHERE t.transaction_id = ?

@@ -16,8 +16,13 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// The statements every write runs (see ``Statements``).
     package let statements: Statements
     /// History events added to users' histories (by user row) since the change recorder last
-    /// took them: what a change names as its cause (``ChangeCause``).
-    package var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
+    /// took them: what a change names as its cause (``ChangeCause``). Kept in ``tally``.
+    package var addedEvents: [(owner: Int64, event: HistoryEvent)] {
+        get { tally.addedEvents }
+        set { tally.addedEvents = newValue }
+    }
+    /// What the deferred statements of the write in progress report as their results are read.
+    package var tally = Tally()
     /// Product and group ids the write in progress has already found or stored in
     /// `product_names`, with their rows (``productNameRow(_:)``); emptied as each write or
     /// notification starts. Only for the write's own length: a rollback undoes a write as a
@@ -28,9 +33,6 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// as they were before its first change (``noteRollupChain(_:isNew:)``); added to the rollup
     /// and emptied by ``applyRollup()`` before COMMIT.
     package var rollupBefore: [Int64: [RollupKey: Int64]] = [:]
-    /// Events the write's deferred inserts added (``insertDeferred(_:userRow:target:)``),
-    /// counted as their results are read; added to its outcome once they all are.
-    package var deferredNewEvents = 0
     /// Product and group ids a committed transaction holds, with their rows: a name's row is
     /// never deleted or changed, so once committed it is the name's for good, on every replica
     /// sharing the database. Saves a lookup (a round trip on a server) per name per write.
@@ -41,8 +43,6 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// recorder would otherwise look up again (emptied as each write starts, as a rollback
     /// undoes a created row with its write).
     package var writeUserRows: [ExactID: Int64] = [:]
-    /// Whether the write's source was processed already, once its deferred insert is read.
-    package var sourceWasProcessed: Bool?
     /// The names the open batch's successful writes hold (``keepWriteNames()``).
     package var batchNames: [(name: String, row: Int64)] = []
 
@@ -60,20 +60,28 @@ package final class FactsRecorder<DB: StorageEngine> {
     /// ``WriteOutcome/refusals`` (the store then throws), and a conflict under the reject policy
     /// throws before anything is written.
     package func record(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
-        deferredNewEvents = 0
-        sourceWasProcessed = nil
+        let outcome = try recordLeavingResultsUnread(write, affectedUsers: &affectedUsers)
+        try db.flushDeferred()
+        return outcome()
+    }
+
+    /// ``record(_:affectedUsers:)`` without waiting for its deferred statements' results: the
+    /// returned closure gives the outcome once they are read (by the connection's next wait or
+    /// ``SQLConnection/flushDeferred()``), so a writer can read them with its next statements.
+    package func recordLeavingResultsUnread(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws
+        -> () -> WriteOutcome {
+        let tally = Tally()
+        self.tally = tally
         writeUserRows.removeAll(keepingCapacity: true)
         defer { dropPrefetches() }
-        try prefetchFirstReads(userID: write.userID,
-                               chainID: write.transactions.first?.originalTransactionID
-                                   ?? write.renewalInfos.first?.originalTransactionID,
-                               transactionIDs: write.transactions.map(\.transactionID))
-        var outcome = try recordFacts(write, affectedUsers: &affectedUsers)
-        // Every result read, so ``addedEvents``, the count and the source's answer are complete.
-        try db.flushDeferred()
-        outcome.newEvents += deferredNewEvents
-        if let sourceWasProcessed { outcome.alreadyProcessed = sourceWasProcessed }
-        return outcome
+        try prefetchFirstReads(of: write)
+        let outcome = try recordFacts(write, affectedUsers: &affectedUsers)
+        return {
+            var complete = outcome
+            complete.newEvents += tally.newEvents
+            if let processed = tally.sourceWasProcessed { complete.alreadyProcessed = processed }
+            return complete
+        }
     }
 
     private func recordFacts(_ write: FactsWrite, affectedUsers: inout Set<ExactID>) throws -> WriteOutcome {
@@ -103,11 +111,12 @@ package final class FactsRecorder<DB: StorageEngine> {
         if let conflict = claims.first(where: { $0.decision == .conflict }) {
             throw StoreError.ownershipConflict(originalTransactionID: conflict.chainID)
         }
-        let userRow = try userRowID(write.userID, now: now)
+        let firstNewChain = claims.first { $0.stored == nil }?.chainID
+        let (userRow, firstNewChainRow) = try userRowAndNewChain(write.userID, newChainID: firstNewChain, now: now)
         if let sourceID = write.sourceID {
             // Only reported: nothing below depends on it, so it need not be waited for.
-            try db.executeDeferred(bindMarkProcessed(write.source, sourceID, userRow: userRow, now: now)) { [self] in
-                sourceWasProcessed = $0 == 0
+            try db.executeDeferred(bindMarkProcessed(write.source, sourceID, userRow: userRow, now: now)) {
+                [tally] in tally.sourceWasProcessed = $0 == 0
             }
         }
         affectedUsers.insert(ExactID(write.userID))
@@ -115,9 +124,14 @@ package final class FactsRecorder<DB: StorageEngine> {
         var chainRows: [ExactID: (row: Int64, isNew: Bool)] = [:]
         for claim in claims {
             let sample = write.transactions.first { $0.originalTransactionID.hasSameBytes(as: claim.chainID) }
-            chainRows[ExactID(claim.chainID)] = try take(claim, for: write, userRow: userRow, sample: sample,
-                                                         now: now, affectedUsers: &affectedUsers,
-                                                         outcome: &outcome)
+            if let row = firstNewChainRow, let firstNewChain, claim.stored == nil,
+               claim.chainID.hasSameBytes(as: firstNewChain) {
+                chainRows[ExactID(claim.chainID)] = (row, true)
+            } else {
+                chainRows[ExactID(claim.chainID)] = try take(claim, for: write, userRow: userRow, sample: sample,
+                                                             now: now, affectedUsers: &affectedUsers,
+                                                             outcome: &outcome)
+            }
             if case .take = claim.decision, !claim.carriesToken {
                 outcome.tokenlessChainsTaken.append(claim.chainID)
             }
@@ -205,5 +219,20 @@ package final class FactsRecorder<DB: StorageEngine> {
             outcome.ownershipTransfers += 1
         }
         return (chain.row, false)
+    }
+}
+
+extension FactsRecorder {
+    /// One write's deferred results, counted as they are read: a write's results may be read
+    /// while the next write runs, so each write counts into its own.
+    package final class Tally {
+        /// See ``FactsRecorder/addedEvents``.
+        package var addedEvents: [(owner: Int64, event: HistoryEvent)] = []
+        /// Events the write's deferred inserts added (``insertDeferred(_:userRow:target:)``).
+        package var newEvents = 0
+        /// Whether the write's source was processed already, once its deferred insert is read.
+        package var sourceWasProcessed: Bool?
+
+        package init() {}
     }
 }
