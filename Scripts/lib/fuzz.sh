@@ -7,7 +7,7 @@
 # empty scratch path on a fresh clone).
 
 FUZZ_TARGETS=(jws notification-v1 notification-v2 verify-receipt jws-transaction protobuf grpc-frames http1 http2-server
-              app-receipt json-decoders server-api-answers)
+              http2-request-checks app-receipt json-decoders server-api-answers)
 FUZZ_SCRATCH=.build-fuzz
 FUZZ_FLAGS=(--scratch-path "$FUZZ_SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld)
 
