@@ -43,7 +43,8 @@ struct InputReader {
         return Field(raw(next() % 16), raw(next() % 24))
     }
 
-    /// Flags (END_STREAM withheld, trailers, how many cuts), the head, DATA, trailers, cuts.
+    /// Flags (END_STREAM withheld, trailers, how many cuts, CONTINUATION), the head, DATA,
+    /// trailers, cuts, where the CONTINUATION starts.
     mutating func request() -> RequestChecksFuzzing.Request {
         var request = RequestChecksFuzzing.Request()
         let flags = next()
@@ -52,6 +53,7 @@ struct InputReader {
         request.payloads = (0..<next() % 4).map { _ in raw(next() % 12) }
         if flags & 0x2 != 0 { request.trailers = (0..<1 + next() % 2).map { _ in field() } }
         request.cuts = (0..<flags >> 2 & 0x3).map { _ in next() << 8 | next() }
+        if flags & 0x10 != 0 { request.continuationAt = next() }
         return request
     }
 }

@@ -17,6 +17,8 @@ enum RequestChecksFuzzing {
         var trailers: [Field]?
         var ends = true
         var cuts: [Int] = []
+        /// Where the head's block continues in a CONTINUATION frame, if it does.
+        var continuationAt: Int?
 
         var lacksAuthority: Bool { !head.contains { $0.isNamed(":authority") || $0.isNamed("host") } }
     }

@@ -20,14 +20,21 @@ enum RequestFrames {
         }
     }
 
-    static func headers(endStream: Bool, _ fields: [RequestChecksFuzzing.Field]) -> [UInt8] {
-        frame(type: 0x1, flags: endHeaders | (endStream ? Self.endStream : 0), stream: 1, headerBlock(fields))
+    /// HEADERS with `fields`, or HEADERS and a CONTINUATION holding the block from `split` on.
+    static func headers(endStream: Bool, _ fields: [RequestChecksFuzzing.Field], split: Int? = nil) -> [UInt8] {
+        let block = headerBlock(fields)
+        let flags = endStream ? Self.endStream : 0
+        guard let split, split < block.count else {
+            return frame(type: 0x1, flags: endHeaders | flags, stream: 1, block)
+        }
+        return frame(type: 0x1, flags: flags, stream: 1, Array(block[..<split]))
+            + frame(type: 0x9, flags: endHeaders, stream: 1, Array(block[split...]))
     }
 
-    /// The request's HEADERS, DATA and trailers on stream 1.
+    /// The request's HEADERS (and CONTINUATION), DATA and trailers on stream 1.
     static func request(_ request: RequestChecksFuzzing.Request) -> [UInt8] {
         let headOnly = request.payloads.isEmpty && request.trailers == nil
-        var bytes = headers(endStream: request.ends && headOnly, request.head)
+        var bytes = headers(endStream: request.ends && headOnly, request.head, split: request.continuationAt)
         for (index, payload) in request.payloads.enumerated() {
             let last = index == request.payloads.count - 1
             let flags = request.ends && last && request.trailers == nil ? endStream : 0
