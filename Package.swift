@@ -137,7 +137,7 @@ let package = Package(
         // libFuzzer harness for every byte entry point; built by Scripts/fuzz, never by the service.
         .executableTarget(name: "entitlementd-fuzz",
                           dependencies: ["CFuzzer", "AppStore", "JWS", "EntitlementAPI", "RPCCore", "HTTP1",
-                                         "AppStoreServerAPI"]),
+                                         "HTTP2", "HTTPCore", "AppStoreServerAPI"]),
         // Store benchmarks (seed, writes, startup, reads) for Benchmarks/; print figures, never tests.
         .executableTarget(name: "entitlementd-bench",
                           dependencies: ["StorageCore", "SQLiteStore", "EntitlementPorts", "Entitlements",

@@ -6,8 +6,8 @@
 # clang resources, and -use-ld=lld its own lld: nothing from Debian is needed (verified from an
 # empty scratch path on a fresh clone).
 
-FUZZ_TARGETS=(jws notification-v1 notification-v2 verify-receipt jws-transaction protobuf grpc-frames http1 app-receipt
-              json-decoders server-api-answers)
+FUZZ_TARGETS=(jws notification-v1 notification-v2 verify-receipt jws-transaction protobuf grpc-frames http1 http2-server
+              http2-request-checks app-receipt json-decoders server-api-answers)
 FUZZ_SCRATCH=.build-fuzz
 FUZZ_FLAGS=(--scratch-path "$FUZZ_SCRATCH" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -use-ld=lld)
 

@@ -25,6 +25,10 @@ final class ChunkCache {
     /// What one thread keeps at most: a few reads' worth of streams, small next to the
     /// connections' own memory (10,000 idle connections hold ~190 MiB).
     static let byteLimit = 256 << 10
+    /// Smaller blocks are not cached: no request class is served from them, and one under 8
+    /// bytes has no room for the free-list link. glibc never makes one (its smallest holds 24),
+    /// but allocators that report the size asked for (AddressSanitizer's, musl's) do.
+    static let smallestCachedSize = 24
 
     private static let classCount = (largestCachedSize + 8) >> 4 + 1
     /// Free blocks by size class, linked through their first word.
@@ -86,7 +90,8 @@ final class ChunkCache {
     func deallocate(_ block: UnsafeMutableRawPointer) {
         let usable = cnghttp2_usable_size(block)
         let index = Self.blockClass(usable)
-        guard usable <= Self.largestCachedSize, cachedBytes + index << 4 <= limit else {
+        guard usable >= Self.smallestCachedSize, usable <= Self.largestCachedSize, cachedBytes + index << 4 <= limit
+        else {
             if Self.isFrameBuffer(usable: usable) { return keepFrameBuffer(block, usable: usable) }
             free(block)
             return

@@ -2,6 +2,7 @@ import AppStore
 import AppStoreServerAPI
 import EntitlementAPI
 import HTTP1
+import HTTP2
 import JWS
 import RPCCore
 
@@ -40,6 +41,11 @@ enum FuzzTargets {
                 offset = end
             }
         },
+        // A client's frames after its preface and SETTINGS; requests delivered are answered.
+        "http2-server": { HTTP2ServerFuzzing.run($0) },
+        // Differential: one request into the session and into nghttp2 with its own checks on; traps
+        // when they treat it differently (RequestChecks against the library's rules).
+        "http2-request-checks": { RequestChecksFuzzing.run($0) },
         "http1": { bytes in
             let parser = HTTP1RequestParser(limits: .init(maxHeaderBytes: 4096, maxBodySize: 1 << 16))
             var input = Array(bytes)[...]

@@ -1,3 +1,4 @@
+import HTTP2
 import SeededRandom
 import XCTest
 
@@ -81,7 +82,7 @@ extension RequestChecksDifferentialTests {
 
     /// The one rule dropped: nghttp2 resets a head with neither field; the session serves it.
     func testOnlyAMissingAuthorityIsServedWhereNGHTTP2Reset() throws {
-        let server = try ReferenceServer()
+        let server = try HTTP2ReferenceServer()
         let request = Request(head: Self.get)
         let sent = try XCTUnwrap(server.feed(opening + frames(request)))
         XCTAssertEqual(resetCodes(sent), [RawFrames.protocolError], "nghttp2 1.52 requires :authority or host")

@@ -4,7 +4,7 @@ import SeededRandom
 import XCTest
 
 /// ``HTTP2ServerSession`` (nghttp2's HTTP messaging off, ``RequestChecks`` on) against a bare
-/// nghttp2 session with the library's checks on (``ReferenceServer``): the same bytes must give
+/// nghttp2 session with the library's checks on (``HTTP2ReferenceServer``): the same bytes must give
 /// the same RST_STREAM codes, the same GOAWAYs and the same requests delivered, for every rule.
 ///
 /// The one intended difference, a head with neither `:authority` nor `host`, is compared with
@@ -93,7 +93,7 @@ final class RequestChecksDifferentialTests: XCTestCase, RawFrameFeeding {
         var request = request
         let added = request.lacksAuthority
         if added { request.head.append(("host", "added")) }
-        let server = try ReferenceServer()
+        let server = try HTTP2ReferenceServer()
         var outcome = Outcome(resets: [], goAways: [], failed: false)
         var output: [UInt8] = []
         for piece in [opening] + pieces(frames(request), cuts) {

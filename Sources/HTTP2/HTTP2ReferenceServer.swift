@@ -2,25 +2,27 @@ internal import CNGHTTP2
 
 /// A bare nghttp2 server session with the library's HTTP messaging checks on, as
 /// ``HTTP2ServerSession`` ran before it made them itself (``RequestChecks``): the oracle the
-/// differential tests compare the session with, frame for frame.
+/// differential tests and the `http2-request-checks` fuzz target compare the session with.
 ///
-/// Records what it would have handed an application: the requests that ended (their regular
-/// fields and body) and every byte it wants to send. Owned by the test's thread.
-final class ReferenceServer {
+/// Public for those two; the service never uses it. Records what it would have handed an
+/// application: the requests that ended (their regular fields and body) and every byte it wants
+/// to send. Owned by one thread.
+public final class HTTP2ReferenceServer {
     /// What one stream delivered so far.
-    final class Request {
-        var fields: [String] = []
-        var body: [UInt8] = []
+    public final class Request {
+        /// Regular fields as `name: value`, in order (pseudo-headers left out).
+        public internal(set) var fields: [String] = []
+        public internal(set) var body: [UInt8] = []
     }
 
     let session: OpaquePointer
-    var streams: [Int32: Request] = [:]
+    public internal(set) var streams: [Int32: Request] = [:]
     /// Streams whose request ended (END_STREAM reached the application), in order.
-    var completed: [Int32] = []
+    public internal(set) var completed: [Int32] = []
 
     struct Failure: Error {}
 
-    init() throws {
+    public init() throws {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw Failure() }
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -37,7 +39,7 @@ final class ReferenceServer {
     deinit { nghttp2_session_del(session) }
 
     /// Feeds `bytes`; returns what the server then sends, or nil when it failed the connection.
-    func feed(_ bytes: [UInt8]) -> [UInt8]? {
+    public func feed(_ bytes: [UInt8]) -> [UInt8]? {
         let read = bytes.withUnsafeBufferPointer { nghttp2_session_mem_recv(session, $0.baseAddress, $0.count) }
         var output: [UInt8] = []
         while true {
@@ -58,11 +60,11 @@ final class ReferenceServer {
 }
 
 @available(*, unavailable)
-extension ReferenceServer: Sendable {}
+extension HTTP2ReferenceServer: Sendable {}
 
 private enum ReferenceCallbacks {
-    static func owner(_ userData: UnsafeMutableRawPointer?) -> ReferenceServer {
-        Unmanaged<ReferenceServer>.fromOpaque(userData!).takeUnretainedValue()
+    static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2ReferenceServer {
+        Unmanaged<HTTP2ReferenceServer>.fromOpaque(userData!).takeUnretainedValue()
     }
 
     static let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
