@@ -35,7 +35,7 @@ extension AppStoreServerClient {
             try await waitForRate(deadline: deadline, environment: environment)
             let token: String
             do {
-                token = try tokens.token(nowMs: now())
+                token = try await access.token(nowMs: now())
             } catch {
                 throw ServerAPIError(.cryptoFailure, "the App Store Server API token could not be signed",
                                      detail: "\(error)")
@@ -67,6 +67,7 @@ extension AppStoreServerClient {
                 case .tryOtherEnvironment:
                     return .otherEnvironment(errorCode: apple.code)
                 case .unauthorized:
+                    await access.refused(token)
                     throw ServerAPIError.unauthorized(environment, errorCode: apple.code)
                 case .notFound:
                     throw ServerAPIError(.notFound, "Apple's App Store Server API (\(environment.rawValue)) "
@@ -118,11 +119,10 @@ extension AppStoreServerClient {
     /// Takes a token from the bucket, waiting if the configured rate demands, unless the wait
     /// would pass the deadline (then the token is returned and the call fails UNAVAILABLE).
     func waitForRate(deadline: ContinuousClock.Instant, environment: Environment) async throws {
-        let waitNs = bucket.withLock { $0.reserve(atNs: Self.monotonicNs()) }
-        guard waitNs > 0 else { return }
-        let wait = Duration.nanoseconds(waitNs)
+        let wait = await access.reserveRequest()
+        guard wait > .zero else { return }
         guard ContinuousClock.now.advanced(by: wait) < deadline else {
-            bucket.withLock { $0.cancelReservation() }
+            await access.cancelReservation()
             throw ServerAPIError(.unavailable, "the App Store Server API request rate (--app-store-api-rate) is "
                                  + "used up until past this call's deadline; retry later")
         }

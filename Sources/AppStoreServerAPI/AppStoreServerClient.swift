@@ -2,7 +2,6 @@ import Entitlements
 import Foundation
 import JWS
 import ServiceRuntime
-import Synchronization
 
 /// The App Store Server API client: signs each request with a short-lived ES256 token, keeps
 /// under the configured request rate, retries what Apple says is passing (with backoff and
@@ -10,7 +9,8 @@ import Synchronization
 ///
 /// Returns Apple's signed data unverified: the service verifies every JWS with the same
 /// verifier, roots and bundle check as V2 notifications before anything is stored.
-/// A final class with locked state (token cache, token bucket), so calls run in parallel.
+/// A final class whose shared state (the token in use, the rate) is ``ServerAPIAccess``'s, an
+/// actor that only hands out tokens and waits, so calls run in parallel.
 public final class AppStoreServerClient: Sendable {
     public struct Configuration: Sendable {
         public var credentials: ServerAPICredentials
@@ -67,8 +67,7 @@ public final class AppStoreServerClient: Sendable {
 
     public let configuration: Configuration
     let transport: any ServerAPITransport
-    let tokens: AuthorizationTokens
-    let bucket: Mutex<TokenBucket>
+    let access: ServerAPIAccess
     let now: UnixClock
     let observe: RequestObserver?
     /// Waits out a backoff; injectable so tests check the delays without spending them.
@@ -82,8 +81,8 @@ public final class AppStoreServerClient: Sendable {
                 jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
         self.configuration = configuration
         self.transport = transport
-        self.tokens = AuthorizationTokens(credentials: configuration.credentials)
-        self.bucket = Mutex(TokenBucket(rate: configuration.requestsPerSecond, nowNs: Self.monotonicNs()))
+        self.access = ServerAPIAccess(credentials: configuration.credentials,
+                                      requestsPerSecond: configuration.requestsPerSecond, nowNs: Self.monotonicNs)
         self.now = now
         self.observe = observe
         self.sleep = sleep

@@ -1,6 +1,4 @@
 import Foundation
-import JWS
-import Synchronization
 
 /// The claims of one Server API bearer token (Apple's "Generating JSON Web Tokens for API
 /// requests"): ES256, `kid` the key id, `iss` the issuer id, `aud` "appstoreconnect-v1",
@@ -41,43 +39,5 @@ public struct AuthorizationClaims: Sendable, Equatable {
         let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data()
         let array = String(decoding: data, as: UTF8.self)
         return String(array.dropFirst().dropLast())
-    }
-}
-
-/// Signs bearer tokens and reuses each until shortly before it expires: signing costs an
-/// ECDSA operation, and Apple's rate limits count requests, not tokens.
-///
-/// Short-lived on purpose (``lifetimeSeconds``, 20 minutes by default): a token that leaks from
-/// a log or a proxy is useful for minutes, not the hour Apple would allow.
-final class AuthorizationTokens: Sendable {
-    struct Issued: Sendable {
-        var token: String
-        var expiresAtSeconds: Int64
-    }
-
-    let credentials: ServerAPICredentials
-    let lifetimeSeconds: Int64
-    /// A token with less than this left is replaced, so none expires in flight or in a retry.
-    let renewBeforeSeconds: Int64
-    private let current = Mutex<Issued?>(nil)
-
-    init(credentials: ServerAPICredentials, lifetimeSeconds: Int64 = 1200, renewBeforeSeconds: Int64 = 300) {
-        self.credentials = credentials
-        self.lifetimeSeconds = lifetimeSeconds
-        self.renewBeforeSeconds = min(renewBeforeSeconds, lifetimeSeconds / 2)
-    }
-
-    /// The token to send at `nowMs`.
-    func token(nowMs: Int64) throws(JWSError) -> String {
-        let now = nowMs / 1000
-        if let issued = current.withLock({ $0 }), issued.expiresAtSeconds - now > renewBeforeSeconds {
-            return issued.token
-        }
-        let claims = AuthorizationClaims(keyID: credentials.keyID, issuerID: credentials.issuerID,
-                                         bundleID: credentials.bundleID, issuedAtSeconds: now,
-                                         lifetimeSeconds: lifetimeSeconds)
-        let token = try credentials.key.signCompact(header: claims.headerJSON, payload: claims.payloadJSON)
-        current.withLock { $0 = Issued(token: token, expiresAtSeconds: claims.expiresAtSeconds) }
-        return token
     }
 }

@@ -1,7 +1,7 @@
 /// A token bucket: `rate` requests a second on average, bursts up to `capacity`.
 ///
-/// A value type with the clock passed in, so the tests drive it with made-up instants. The
-/// client keeps one behind a lock and reserves a token per request: ``reserve(atNs:)`` returns
+/// A value type with the clock passed in, so the tests drive it with made-up instants.
+/// ``ServerAPIAccess`` owns the client's and reserves a token per request: ``reserve(atNs:)`` returns
 /// how long that request must wait, and the reservation is made at once, so concurrent callers
 /// queue up behind each other instead of all waking at the same instant.
 public struct TokenBucket: Sendable {

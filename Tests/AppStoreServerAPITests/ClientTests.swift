@@ -75,6 +75,19 @@ struct ClientTests {
         #expect(api.calls.count == 1)
     }
 
+    @Test func aRefusedTokenIsNotSentAgainWhileAnAcceptedOneIsReused() async throws {
+        let info = ScriptedServerAPI.Answer.json(200, "{\"signedTransactionInfo\":\"t\"}")
+        let api = ScriptedServerAPI([.json(401, ""), info, info])
+        let client = try Self.client(api)
+        await #expect(throws: ServerAPIError.self) { try await client.transactionInfo(transactionID: "7") }
+        _ = try await client.transactionInfo(transactionID: "7")
+        _ = try await client.transactionInfo(transactionID: "7")
+        let sent = api.calls.map(\.authorization)
+        #expect(sent.count == 3)
+        #expect(sent[1] != sent[0])
+        #expect(sent[2] == sent[1])
+    }
+
     @Test func serverErrorsAndRetryableCodesAreRetriedWithBackoffThenUnavailable() async throws {
         let api = ScriptedServerAPI([.json(503, ""), .json(404, "{\"errorCode\":4040002}"), .transportError,
                                      .json(500, "{\"errorCode\":5000001}")])

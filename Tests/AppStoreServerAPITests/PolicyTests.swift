@@ -53,11 +53,12 @@ struct PolicyTests {
         #expect(bucket.reserve(atNs: 1_200_000_000) == 100_000_000)
     }
 
-    @Test func tokenCarriesApplesHeaderAndClaimsAndIsReusedUntilNearExpiry() throws {
+    @Test func tokenCarriesApplesHeaderAndClaimsAndIsReusedUntilNearExpiry() async throws {
         let credentials = ServerAPICredentials(keyID: "ABC123", issuerID: "57246542-96fe-1a63-e053-0824d011072a",
                                                bundleID: "com.example.app", key: try ES256SigningKey.generate())
-        let tokens = AuthorizationTokens(credentials: credentials, lifetimeSeconds: 1200, renewBeforeSeconds: 300)
-        let first = try tokens.token(nowMs: 1_000_000_000_000)
+        let tokens = ServerAPIAccess(credentials: credentials, requestsPerSecond: 10, lifetimeSeconds: 1200,
+                                     renewBeforeSeconds: 300, nowNs: { 0 })
+        let first = try await tokens.token(nowMs: 1_000_000_000_000)
         let parts = first.split(separator: ".").map(String.init)
         #expect(parts.count == 3)
         let header = try JSONSerialization.jsonObject(with: Self.base64URL(parts[0])) as? [String: String]
@@ -69,8 +70,8 @@ struct PolicyTests {
         #expect((claims["iat"] as? NSNumber)?.int64Value == 1_000_000_000)
         #expect((claims["exp"] as? NSNumber)?.int64Value == 1_000_001_200)
         #expect(Self.base64URL(parts[2]).count == 64)
-        #expect(try tokens.token(nowMs: 1_000_000_899_000) == first)
-        #expect(try tokens.token(nowMs: 1_000_000_901_000) != first)
+        #expect(try await tokens.token(nowMs: 1_000_000_899_000) == first)
+        #expect(try await tokens.token(nowMs: 1_000_000_901_000) != first)
     }
 
     @Test func lifetimeNeverExceedsApplesHour() {
