@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import Foundation
 import HTTPClient
 import ServiceRuntime
@@ -34,27 +35,14 @@ public final class CurlAppleClient: AppleHTTPClient {
     }
 }
 
-/// Why a POST to Apple got no HTTP answer: a few words a caller may read, and Foundation's full
-/// text (libcurl's code and message, the host) for the server's log only.
-public struct AppleTransportError: Error, Sendable, CustomStringConvertible {
-    /// E.g. "connection refused": says what failed without echoing configuration back.
-    public var reason: String
-    public var detail: String
+/// Why a POST to Apple got no HTTP answer. verifyReceipt and the App Store Server API ride the
+/// same HTTP client and fail the same ways, so one type (the Server API's) serves both.
+public typealias AppleTransportError = ServerAPITransportError
 
-    public init(reason: String, detail: String) {
-        self.reason = reason
-        self.detail = detail
-    }
-
+extension ServerAPITransportError {
+    /// Keeps the HTTP client's plain words for callers and its full text (libcurl's code and
+    /// message, the host) for the server's log only.
     init(_ error: HTTPClientError) {
-        self.init(reason: AppleTransportError.reason(for: error.kind), detail: "\(error)")
-    }
-
-    public var description: String { "\(reason): \(detail)" }
-
-    /// The HTTP client's failure kinds in plain words (the client's one table, shared with the
-    /// webhooks and the command-line tools).
-    static func reason(for kind: HTTPClientError.Kind) -> String {
-        kind.summary
+        self.init(reason: error.kind.summary, detail: "\(error)")
     }
 }

@@ -13,7 +13,7 @@ extension CurlAppleClient: ServerAPITransport {
             return ServerAPIHTTPResponse(status: response.status, retryAfter: response.header("Retry-After"),
                                          body: response.body)
         } catch let error as HTTPClientError {
-            throw ServerAPITransportError(reason: AppleTransportError.reason(for: error.kind), detail: "\(error)")
+            throw ServerAPITransportError(error)
         }
     }
 }

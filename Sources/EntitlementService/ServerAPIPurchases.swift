@@ -81,10 +81,7 @@ public struct ServerAPIPurchases: Sendable {
         -> (transaction: Transaction, price: TransactionPrice?) {
         let payload: JWSTransactionPayload
         do {
-            payload = try verifier.verify(compact) { bytes in
-                let transaction = try JWSTransactionPayload.parse(bytes)
-                return (transaction, transaction.signedDateMs)
-            }
+            payload = try verifier.verifyTransactionPayload(compact)
         } catch {
             throw ServerAPIDataRejected(what: "signedTransactionInfo", reason: "\(error)")
         }

@@ -21,10 +21,7 @@ public struct SignedTransactionVerifier: Sendable {
         -> (transaction: Transaction, price: TransactionPrice?) {
         let payload: JWSTransactionPayload
         do {
-            payload = try verifier.verify(compact) { bytes in
-                let transaction = try JWSTransactionPayload.parse(bytes)
-                return (transaction, transaction.signedDateMs)
-            }
+            payload = try verifier.verifyTransactionPayload(compact)
         } catch let error as JWSError {
             throw .rejected(reason: error.message)
         } catch {
@@ -34,5 +31,16 @@ public struct SignedTransactionVerifier: Sendable {
             throw .otherBundle(found: payload.bundleID, expected: bundleID)
         }
         return (payload.transaction, payload.transactionPrice)
+    }
+}
+
+extension JWSVerifier {
+    /// Verifies a signed transaction against the signing date Apple put in it, so that every
+    /// reader of StoreKit 2 transactions checks the chain at the same instant.
+    func verifyTransactionPayload(_ compact: String) throws -> JWSTransactionPayload {
+        try verify(compact) { bytes in
+            let transaction = try JWSTransactionPayload.parse(bytes)
+            return (transaction, transaction.signedDateMs)
+        }
     }
 }

@@ -54,12 +54,8 @@ public final class HTTP2ClientSession {
 
     public init(configuration: Configuration = Configuration()) throws(HTTP2Error) {
         self.configuration = configuration
-        var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
-            throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating callbacks")
-        }
+        let callbacks = try newCallbackTable(installing: HTTP2ClientCallbacks.install(on:))
         defer { nghttp2_session_callbacks_del(callbacks) }
-        HTTP2ClientCallbacks.install(on: callbacks)
         var raw: OpaquePointer?
         // user_data is filled in below: `self` cannot be referenced before all stored
         // properties exist, so the session starts with nil and gets `self` right after.

@@ -101,12 +101,8 @@ public final class HTTP2ServerSession {
 
     public init(limits: HTTP2Limits) throws {
         self.limits = limits
-        var callbacks: OpaquePointer?
-        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else {
-            throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating callbacks")
-        }
+        let callbacks = try newCallbackTable(installing: HTTP2Callbacks.install(on:))
         defer { nghttp2_session_callbacks_del(callbacks) }
-        HTTP2Callbacks.install(on: callbacks)
         var option: OpaquePointer?
         guard nghttp2_option_new(&option) == 0, let option else {
             throw HTTP2Error(code: -1, description: "nghttp2: out of memory creating options")

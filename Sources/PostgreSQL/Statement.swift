@@ -76,7 +76,7 @@ public final class Statement: SQLStatement {
         parameters[Int(index) - 1] = parameter
     }
 
-    /// Forgets a prefetched run (its result, or the one still in the pipeline); keeps the bindings.
+    /// Forgets the current run (its result, or the one still in the pipeline); keeps the bindings.
     private func dropPrefetched() {
         if let result { PQclear(result) }
         result = nil
@@ -128,13 +128,7 @@ public final class Statement: SQLStatement {
 
     /// Ends the current run (drops its rows) and clears bindings.
     public func reset() {
-        if let result { PQclear(result) }
-        result = nil
-        run += 1
-        awaitsPipeline = false
-        isPrefetched = false
-        row = -1
-        rowCount = 0
+        dropPrefetched()
         for index in parameters.indices { parameters[index] = .null }
     }
 

@@ -2,11 +2,10 @@
 /// (0, false, "", no bytes) is omitted, because the reader yields the same default when the
 /// field is absent and omitting it keeps messages short.
 extension ProtobufWriter {
+    /// Writes an int64 as its two's-complement bit pattern, which is all a uint64 varint is.
     @inlinable
     public mutating func writeInt64(_ value: Int64, field: Int) {
-        guard value != 0 else { return }
-        writeTag(field: field, wireType: .varint)
-        writeVarint(UInt64(bitPattern: value))
+        writeUInt64(UInt64(bitPattern: value), field: field)
     }
 
     /// Writes an int32; a negative value is sign-extended to 64 bits and takes ten bytes, as
