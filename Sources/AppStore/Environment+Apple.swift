@@ -24,4 +24,10 @@ extension AppleJSONObject {
         }
         return environment
     }
+
+    /// The environment every signed payload must name: without it nothing can be filed.
+    func requiredEnvironment(_ key: String) throws(AppStoreFormatError) -> Environment {
+        guard let environment = try environment(key) else { throw missing(key) }
+        return environment
+    }
 }

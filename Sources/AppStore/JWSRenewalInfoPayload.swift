@@ -29,9 +29,7 @@ public struct JWSRenewalInfoPayload: Sendable, Hashable {
     /// A missing `autoRenewStatus` reads as off, as for pending_renewal_info: it grants nothing.
     public static func parse(_ payload: [UInt8]) throws(AppStoreFormatError) -> JWSRenewalInfoPayload {
         let root = try AppleJSONObject.parse(payload)
-        guard let environment = try root.environment("environment") else {
-            throw root.missing("environment")
-        }
+        let environment = try root.requiredEnvironment("environment")
         return JWSRenewalInfoPayload(
             originalTransactionID: try root.requiredString("originalTransactionId"),
             autoRenewProductID: try root.string("autoRenewProductId"),

@@ -37,9 +37,7 @@ public struct JWSTransactionPayload: Sendable, Hashable {
     /// Decodes the payload JSON (the JWS's middle segment, base64url-decoded).
     public static func parse(_ payload: [UInt8]) throws(AppStoreFormatError) -> JWSTransactionPayload {
         let root = try AppleJSONObject.parse(payload)
-        guard let environment = try root.environment("environment") else {
-            throw root.missing("environment")
-        }
+        let environment = try root.requiredEnvironment("environment")
         return JWSTransactionPayload(
             transactionID: try root.requiredString("transactionId"),
             originalTransactionID: try root.requiredString("originalTransactionId"),

@@ -43,9 +43,7 @@ public struct NotificationV2Payload: Sendable, Hashable {
         let root = try AppleJSONObject.parse(payload)
         var data: Data?
         if let object = try root.object("data") {
-            guard let environment = try object.environment("environment") else {
-                throw object.missing("environment")
-            }
+            let environment = try object.requiredEnvironment("environment")
             data = Data(
                 environment: environment,
                 bundleID: try object.string("bundleId"),

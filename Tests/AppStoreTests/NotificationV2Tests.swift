@@ -236,6 +236,13 @@ final class NotificationV2Tests: XCTestCase {
             try JWSRenewalInfoPayload.parse(
                 #"{"originalTransactionId":"1","autoRenewStatus":2,"environment":"Sandbox","signedDate":1}"#.bytes)
         }
+        // The environment is checked before any other field, so it is the one a bare object names.
+        assertFormatError(.missingField, field: "environment") { () throws(AppStoreFormatError) in
+            try JWSTransactionPayload.parse("{}".bytes)
+        }
+        assertFormatError(.missingField, field: "environment") { () throws(AppStoreFormatError) in
+            try JWSRenewalInfoPayload.parse("{}".bytes)
+        }
     }
 
     func testSummaryAndFreeTrial() throws {
