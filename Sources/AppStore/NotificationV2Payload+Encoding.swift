@@ -8,7 +8,6 @@ extension NotificationV2Payload.Data {
         bundleVersion: String? = nil, signedTransactionInfo: String? = nil,
         signedRenewalInfo: String? = nil, status: Int? = nil, consumptionRequestReason: String? = nil
     ) {
-        self.consumptionRequestReason = consumptionRequestReason
         self.environment = environment
         self.bundleID = bundleID
         self.appAppleID = appAppleID
@@ -16,6 +15,7 @@ extension NotificationV2Payload.Data {
         self.signedTransactionInfo = signedTransactionInfo
         self.signedRenewalInfo = signedRenewalInfo
         self.status = status
+        self.consumptionRequestReason = consumptionRequestReason
     }
 }
 

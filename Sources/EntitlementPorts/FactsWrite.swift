@@ -22,12 +22,12 @@ public struct FactsWrite: Sendable {
         source: HistoryEvent.Source, sourceID: String? = nil, proof: ClaimProof = .deviceProof,
         prices: [TransactionPrice] = []
     ) {
-        self.prices = prices
-        self.proof = proof
         self.userID = userID
         self.transactions = transactions
         self.renewalInfos = renewalInfos
         self.source = source
         self.sourceID = sourceID
+        self.proof = proof
+        self.prices = prices
     }
 }

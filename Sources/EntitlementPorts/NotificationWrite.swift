@@ -32,7 +32,6 @@ public struct NotificationWrite: Sendable {
         events: [HistoryEvent] = [], reversedRefunds: [String] = [], report: NotificationReport? = nil,
         prices: [TransactionPrice] = []
     ) {
-        self.prices = prices
         self.source = source
         self.sourceID = sourceID
         self.signedDateMs = signedDateMs
@@ -41,5 +40,6 @@ public struct NotificationWrite: Sendable {
         self.events = events
         self.reversedRefunds = reversedRefunds
         self.report = report
+        self.prices = prices
     }
 }

@@ -21,8 +21,6 @@ public struct Grant: Sendable, Hashable {
     public init(grantID: String, entitlementID: String, startsAtMs: Int64, expiresAtMs: Int64,
                 actor: String, reason: String, revokedAtMs: Int64? = nil, revokedBy: String = "",
                 revocationReason: String = "") {
-        self.revokedBy = revokedBy
-        self.revocationReason = revocationReason
         self.grantID = grantID
         self.entitlementID = entitlementID
         self.startsAtMs = startsAtMs
@@ -30,6 +28,8 @@ public struct Grant: Sendable, Hashable {
         self.actor = actor
         self.reason = reason
         self.revokedAtMs = revokedAtMs
+        self.revokedBy = revokedBy
+        self.revocationReason = revocationReason
     }
 
     /// The chain id a grant's entitlement is kept and diffed under (change log heads, history):

@@ -62,8 +62,6 @@ public struct HistoryEvent: Sendable, Hashable {
         environment: Environment, source: Source, appleNotificationType: String = "",
         actor: String = "", reason: String = ""
     ) {
-        self.actor = actor
-        self.reason = reason
         self.eventID = eventID
         self.kind = kind
         self.occurredAtMs = occurredAtMs
@@ -74,6 +72,8 @@ public struct HistoryEvent: Sendable, Hashable {
         self.environment = environment
         self.source = source
         self.appleNotificationType = appleNotificationType
+        self.actor = actor
+        self.reason = reason
     }
 }
 
