@@ -134,7 +134,7 @@ package struct FactsCacheStripe: Sendable {
             let entry = index[position]
             if entry >> 32 == bits {
                 let slot = Self.slot(entry)
-                if slots[slot].hash == hash, slots[slot].userID.hasSameBytes(as: userID) { return position }
+                if slots[slot].hash == hash, CachedID.sameBytes(slots[slot].userID, userID) { return position }
             }
             position = (position + 1) & mask
         }
