@@ -5,7 +5,7 @@ import StorageTables
 ///
 /// The cache's own copy: called from here across the module boundary, those two retained and
 /// released the id on every CheckEntitlement (two pairs a call, `Benchmarks/call-counts.sh`);
-/// written in this module they inline and retain nothing.
+/// written in this module, over the inlinable byte comparison, they retain nothing.
 enum CachedID {
     static func hash(_ id: String) -> Int {
         var hasher = Hasher()

@@ -27,7 +27,10 @@ extension UnsafeRawBufferPointer {
     /// Even over two raw buffers the generic `elementsEqual` steps through iterators byte by
     /// byte: ~550 instructions for the 16-27 byte ids the writer compares ~40 times per
     /// distinct SubmitReceipt (callgrind of b99a144: 1.4 % of the server's instructions).
-    package func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+    ///
+    /// Inlinable: the facts cache calls it from StorageCore on every CheckEntitlement, and an
+    /// opaque call there made the caller retain the id it compares.
+    @inlinable package func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
         guard count == other.count else { return false }
         guard count > 0, let lhs = baseAddress, let rhs = other.baseAddress else { return true }
         var offset = 0
