@@ -62,6 +62,21 @@ public final class HTTP2ReferenceServer {
 @available(*, unavailable)
 extension HTTP2ReferenceServer: Sendable {}
 
+extension HTTP2ReferenceServer {
+    /// `bytes` cut at `cuts`: the reads a server gets them in, so the session and this server
+    /// see a frame arrive in pieces the same way.
+    public static func reads(_ bytes: [UInt8], cutAt cuts: [Int]) -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        var start = 0
+        for cut in cuts.sorted() where cut > start && cut < bytes.count {
+            result.append(Array(bytes[start..<cut]))
+            start = cut
+        }
+        result.append(Array(bytes[start...]))
+        return result
+    }
+}
+
 private enum ReferenceCallbacks {
     static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2ReferenceServer {
         Unmanaged<HTTP2ReferenceServer>.fromOpaque(userData!).takeUnretainedValue()

@@ -48,8 +48,8 @@ enum RequestChecksFuzzing {
         }
         let wire = RequestFrames.request(request)
         request.cuts = request.cuts.map { $0 % max(wire.count, 1) }
-        guard let actual = session(RequestFrames.pieces(wire, request.cuts)), let expected = reference(request)
-        else { return }
+        let reads = HTTP2ReferenceServer.reads(wire, cutAt: request.cuts)
+        guard let actual = session(reads), let expected = reference(request) else { return }
         if actual != expected {
             preconditionFailure("HTTP2ServerSession \(actual) but nghttp2 \(expected)")
         }
@@ -81,7 +81,7 @@ enum RequestChecksFuzzing {
         guard let server = try? HTTP2ReferenceServer() else { return nil }
         var outcome = Outcome()
         var output: [UInt8] = []
-        for piece in [RequestFrames.opening] + RequestFrames.pieces(wire, request.cuts) {
+        for piece in [RequestFrames.opening] + HTTP2ReferenceServer.reads(wire, cutAt: request.cuts) {
             guard let sent = server.feed(piece) else {
                 outcome.failed = true
                 break

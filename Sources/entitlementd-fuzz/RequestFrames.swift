@@ -44,18 +44,6 @@ enum RequestFrames {
         return bytes
     }
 
-    /// `bytes` cut at `cuts`: the reads a server gets them in.
-    static func pieces(_ bytes: [UInt8], _ cuts: [Int]) -> [[UInt8]] {
-        var result: [[UInt8]] = []
-        var start = 0
-        for cut in cuts.sorted() where cut > start && cut < bytes.count {
-            result.append(Array(bytes[start..<cut]))
-            start = cut
-        }
-        result.append(Array(bytes[start...]))
-        return result
-    }
-
     /// The error codes of every frame of `type` in server output, `offset` bytes into the frame
     /// (RST_STREAM: 9, GOAWAY: 13, after its last stream id); the output starts at a frame.
     static func codes(in bytes: [UInt8], type: UInt8, at offset: Int) -> [UInt32] {

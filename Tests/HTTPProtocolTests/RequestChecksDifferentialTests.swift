@@ -59,23 +59,11 @@ final class RequestChecksDifferentialTests: XCTestCase, RawFrameFeeding {
         return codes
     }
 
-    /// `bytes` cut at `cuts`, so both servers see a frame arrive in pieces the same way.
-    func pieces(_ bytes: [UInt8], _ cuts: [Int]) -> [[UInt8]] {
-        var result: [[UInt8]] = []
-        var start = 0
-        for cut in cuts.sorted() where cut > start && cut < bytes.count {
-            result.append(Array(bytes[start..<cut]))
-            start = cut
-        }
-        result.append(Array(bytes[start...]))
-        return result
-    }
-
     func session(_ request: Request, cuts: [Int] = []) throws -> Outcome {
         let server = try HTTP2ServerSession(limits: HTTP2Limits())
         var outcome = Outcome(resets: [], goAways: [], failed: false)
         var output: [UInt8] = []
-        for piece in [opening] + pieces(frames(request), cuts) {
+        for piece in [opening] + HTTP2ReferenceServer.reads(frames(request), cutAt: cuts) {
             let fed = try feed(server, piece)
             output += fed.output
             outcome.failed = outcome.failed || fed.failed
@@ -96,7 +84,7 @@ final class RequestChecksDifferentialTests: XCTestCase, RawFrameFeeding {
         let server = try HTTP2ReferenceServer()
         var outcome = Outcome(resets: [], goAways: [], failed: false)
         var output: [UInt8] = []
-        for piece in [opening] + pieces(frames(request), cuts) {
+        for piece in [opening] + HTTP2ReferenceServer.reads(frames(request), cutAt: cuts) {
             guard let sent = server.feed(piece) else {
                 outcome.failed = true
                 break
