@@ -40,7 +40,10 @@ let package = Package(
         .target(name: "SeededRandom"),
 
         // Codecs and protocol cores: no sockets, no domain words.
-        .target(name: "ProtobufWire"),
+        // The code every layer's error carries (STYLE.md item 5), one generic for all of them.
+        .target(name: "ErrorCodes"),
+
+        .target(name: "ProtobufWire", dependencies: ["ErrorCodes"]),
         .target(name: "HTTPCore", swiftSettings: loopConfined),
         .target(name: "HTTP2", dependencies: ["CNGHTTP2", "HTTPCore"], swiftSettings: loopConfined),
         .target(name: "HTTP1", dependencies: ["CHTTPParser", "HTTPCore"], swiftSettings: loopConfined),
@@ -52,21 +55,21 @@ let package = Package(
         .target(name: "SQLDatabase"),
         .target(name: "SQLite", dependencies: ["CSQLite", "SQLDatabase"]),
         // libpq: sessions, statements, LISTEN/NOTIFY, advisory locks and the singleton lease.
-        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "SQLDatabase"]),
+        .target(name: "PostgreSQL", dependencies: ["CPostgreSQL", "SQLDatabase", "ErrorCodes"]),
 
         // libcurl: the client for Apple's endpoints (one multi handle on its own thread).
         .target(name: "HTTPClient", dependencies: ["CCurl", "ServiceRuntime"]),
 
         // The domain and the service.
-        .target(name: "Entitlements"),
+        .target(name: "Entitlements", dependencies: ["ErrorCodes"]),
         .target(name: "EntitlementAPI", dependencies: ["ProtobufWire"]),
-        .target(name: "AppStore", dependencies: ["Entitlements"]),
-        .target(name: "JWS", dependencies: ["COpenSSL"]),
+        .target(name: "AppStore", dependencies: ["Entitlements", "ErrorCodes"]),
+        .target(name: "JWS", dependencies: ["COpenSSL", "ErrorCodes"]),
         // The App Store Server API client: JWT signing, the endpoints, paging, retries, rate.
         // Opens no sockets: the service hands it the HTTP client it uses for Apple.
-        .target(name: "AppStoreServerAPI", dependencies: ["Entitlements", "JWS", "ServiceRuntime"]),
+        .target(name: "AppStoreServerAPI", dependencies: ["Entitlements", "JWS", "ServiceRuntime", "ErrorCodes"]),
         // The port: what the service needs from storage, in domain words. Backends implement it.
-        .target(name: "EntitlementPorts", dependencies: ["Entitlements"]),
+        .target(name: "EntitlementPorts", dependencies: ["Entitlements", "ErrorCodes"]),
         // Storage: the tables as Swift sees them (row codecs, the user_facts record format,
         // storage codes, and the recorders that write a batch's facts, changes and outbox rows
         // inside the writer's transaction); the store core over them (the ports' implementations,
@@ -102,12 +105,13 @@ let package = Package(
                 dependencies: ["HTTPCore", "RPCCore", "JWS", "ServiceRuntime", "EntitlementAPI", "EntitlementPorts",
                                "Entitlements", "EntitlementService"]),
         // The gRPC client side: an HTTP/2 client session over a blocking socket, unary calls.
-        .target(name: "RPCClient", dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime"]),
+        .target(name: "RPCClient",
+                dependencies: ["HTTP2", "HTTPCore", "RPCCore", "ProtobufWire", "ServiceRuntime", "ErrorCodes"]),
         .executableTarget(name: "entitlementctl",
                           dependencies: ["RPCClient", "EntitlementAPI", "HTTPCore", "ServiceRuntime", "HTTPClient"]),
         // The App Store simulator: Apple's endpoints and notifications for local testing.
         .target(name: "AppStoreSimulator",
-                dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore", "SeededRandom"]),
+                dependencies: ["AppStore", "Entitlements", "JWS", "HTTPCore", "SeededRandom", "ErrorCodes"]),
         .executableTarget(name: "appstore-sim",
                           dependencies: ["AppStoreSimulator", "HTTPServer", "HTTPCore", "ServiceRuntime", "JWS",
                                          "HTTPClient"]),

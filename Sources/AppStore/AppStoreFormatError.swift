@@ -1,3 +1,5 @@
+import ErrorCodes
+
 /// Why bytes from Apple could not be read; the description names the field at fault.
 ///
 /// Apple's payloads drift (numbers as strings, objects for arrays), so this is raised only for
@@ -6,25 +8,7 @@
 /// purchase_date_ms") lets an operator find the offending value in a captured body.
 public struct AppStoreFormatError: Error, CustomStringConvertible, Sendable, Hashable {
     /// What kind of mistake; extensible without breaking callers that switch on it.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Wrapped: String, Sendable, Hashable {
-            case invalidJSON = "invalid_json"
-            case missingField = "missing_field"
-            case invalidValue = "invalid_value"
-        }
-
-        private var wrapped: Wrapped
-        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
-
-        /// The bytes are not a JSON object (syntax, encoding, nesting, top-level type).
-        public static let invalidJSON = Code(.invalidJSON)
-        /// A field every record of its kind needs (an id, a purchase date) is absent or null.
-        public static let missingField = Code(.missingField)
-        /// A field is present but its type or text cannot be read as what the field means.
-        public static let invalidValue = Code(.invalidValue)
-
-        public var description: String { wrapped.rawValue }
-    }
+    public typealias Code = ErrorCode<AppStoreFormatError>
 
     public var code: Code
     /// The dotted path of the field at fault ("latest_receipt_info[3].transaction_id"); empty
@@ -35,4 +19,13 @@ public struct AppStoreFormatError: Error, CustomStringConvertible, Sendable, Has
     public var description: String {
         field.isEmpty ? "\(code): \(message)" : "\(code): \(field): \(message)"
     }
+}
+
+extension ErrorCode<AppStoreFormatError> {
+    /// The bytes are not a JSON object (syntax, encoding, nesting, top-level type).
+    public static var invalidJSON: Self { Self("invalid_json") }
+    /// A field every record of its kind needs (an id, a purchase date) is absent or null.
+    public static var missingField: Self { Self("missing_field") }
+    /// A field is present but its type or text cannot be read as what the field means.
+    public static var invalidValue: Self { Self("invalid_value") }
 }

@@ -1,34 +1,11 @@
+import ErrorCodes
 import Entitlements
 
 /// Why a Server API call gave no answer, in words a caller can act on; the RPC edge maps each
-/// code to one gRPC status (``Code`` documents which).
+/// code to one gRPC status (each code documents which).
 public struct ServerAPIError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Wrapped: String, Hashable, Sendable {
-            case unauthorized, notFound, invalidRequest, refused, unavailable, cryptoFailure
-        }
-
-        private let wrapped: Wrapped
-        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
-
-        /// 401 (or 403): Apple refused the key, issuer id or bundle id. FAILED_PRECONDITION:
-        /// only a configuration change helps.
-        public static let unauthorized = Code(.unauthorized)
-        /// 404 in every environment asked (4040010, 4040005, ...). NOT_FOUND.
-        public static let notFound = Code(.notFound)
-        /// 400: Apple says the request is wrong (a malformed transaction id). INVALID_ARGUMENT.
-        public static let invalidRequest = Code(.invalidRequest)
-        /// 403 with Apple's errorCode: a business rule refused the request (a subscription that
-        /// cannot be extended again). FAILED_PRECONDITION: the state, not the call, must change.
-        public static let refused = Code(.refused)
-        /// 429, 5xx, Apple's retryable codes, timeouts, connection errors, after every retry the
-        /// caller's deadline allowed. UNAVAILABLE: try again later.
-        public static let unavailable = Code(.unavailable)
-        /// The bearer token could not be signed (OpenSSL failure). INTERNAL.
-        public static let cryptoFailure = Code(.cryptoFailure)
-
-        public var description: String { wrapped.rawValue }
-    }
+    /// What Apple's answer (or its absence) means for the caller.
+    public typealias Code = ErrorCode<ServerAPIError>
 
     public var code: Code
     /// Safe to show a caller: says what happened and what to do, never a URL or a token.
@@ -55,4 +32,22 @@ public struct ServerAPIError: Error, Sendable, CustomStringConvertible {
                 + "app's first release on the App Store",
             appleErrorCode: errorCode)
     }
+}
+
+extension ErrorCode<ServerAPIError> {
+    /// 401 (or 403): Apple refused the key, issuer id or bundle id. FAILED_PRECONDITION:
+    /// only a configuration change helps.
+    public static var unauthorized: Self { Self("unauthorized") }
+    /// 404 in every environment asked (4040010, 4040005, ...). NOT_FOUND.
+    public static var notFound: Self { Self("notFound") }
+    /// 400: Apple says the request is wrong (a malformed transaction id). INVALID_ARGUMENT.
+    public static var invalidRequest: Self { Self("invalidRequest") }
+    /// 403 with Apple's errorCode: a business rule refused the request (a subscription that
+    /// cannot be extended again). FAILED_PRECONDITION: the state, not the call, must change.
+    public static var refused: Self { Self("refused") }
+    /// 429, 5xx, Apple's retryable codes, timeouts, connection errors, after every retry the
+    /// caller's deadline allowed. UNAVAILABLE: try again later.
+    public static var unavailable: Self { Self("unavailable") }
+    /// The bearer token could not be signed (OpenSSL failure). INTERNAL.
+    public static var cryptoFailure: Self { Self("cryptoFailure") }
 }

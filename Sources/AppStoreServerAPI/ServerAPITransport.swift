@@ -15,13 +15,6 @@ public struct ServerAPIHTTPRequest: Sendable {
     public var url: URL
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
-
-    public init(method: String, url: URL, headers: [(name: String, value: String)], body: [UInt8]?) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-    }
 }
 
 public struct ServerAPIHTTPResponse: Sendable {

@@ -1,25 +1,9 @@
+import ErrorCodes
+
 /// Why the simulator refused a control action; the message says what to change.
 public struct SimulatorError: Error, Sendable, CustomStringConvertible {
-    /// What kind of refusal; a struct over a private enum so codes can be added.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Wrapped: String, Sendable, Hashable {
-            case invalidArgument = "invalid_argument"
-            case notFound = "not_found"
-            case conflict
-        }
-
-        private let wrapped: Wrapped
-        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
-
-        /// A field is missing or malformed (HTTP 400).
-        public static let invalidArgument = Code(.invalidArgument)
-        /// No such transaction or subscription (HTTP 404).
-        public static let notFound = Code(.notFound)
-        /// The action does not apply in the subscription's present state (HTTP 409).
-        public static let conflict = Code(.conflict)
-
-        public var description: String { wrapped.rawValue }
-    }
+    /// What kind of refusal; codes can be added without breaking callers that switch on it.
+    public typealias Code = ErrorCode<SimulatorError>
 
     public var code: Code
     public var message: String
@@ -39,4 +23,13 @@ public struct SimulatorError: Error, Sendable, CustomStringConvertible {
         default: 400
         }
     }
+}
+
+extension ErrorCode<SimulatorError> {
+    /// A field is missing or malformed (HTTP 400).
+    public static var invalidArgument: Self { Self("invalid_argument") }
+    /// No such transaction or subscription (HTTP 404).
+    public static var notFound: Self { Self("not_found") }
+    /// The action does not apply in the subscription's present state (HTTP 409).
+    public static var conflict: Self { Self("conflict") }
 }

@@ -1,3 +1,5 @@
+import ErrorCodes
+
 /// Why an ``EntitlementRepository`` could not do what was asked, in words the caller can act on.
 ///
 /// Every implementation (SQLite, in memory, later PostgreSQL) throws these and nothing else, so
@@ -5,40 +7,7 @@
 /// so new codes are not breaking changes; the service maps codes to gRPC status. ``cause``
 /// holds the underlying error (e.g. SQLite's) for logs only: it may contain SQL and paths.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Wrapped: String, Hashable, Sendable {
-            case ownershipConflict, badPageToken, schemaTooNew, schemaMismatch
-            case storageFailure, closed, invalidWrite, claimRefused, notFound
-        }
-
-        private let wrapped: Wrapped
-        private init(_ wrapped: Wrapped) { self.wrapped = wrapped }
-
-        /// Another user owns the chain and the policy is ``TransferPolicy/reject`` (PERMISSION_DENIED).
-        public static let ownershipConflict = Code(.ownershipConflict)
-        /// The page token was not one this store issued (INVALID_ARGUMENT).
-        public static let badPageToken = Code(.badPageToken)
-        /// The stored data was written by a newer entitlementd; refusing protects it.
-        public static let schemaTooNew = Code(.schemaTooNew)
-        /// The stored data's applied migrations differ from this binary's: history was edited.
-        public static let schemaMismatch = Code(.schemaMismatch)
-        /// The storage failed (disk full, I/O error, lock timeout); retrying may help.
-        public static let storageFailure = Code(.storageFailure)
-        /// The store was closed (shutdown in progress).
-        public static let closed = Code(.closed)
-        /// The write itself is malformed (e.g. a notification event naming no chain); retrying
-        /// the same write fails again (INVALID_ARGUMENT, or HTTP 400 for a webhook).
-        public static let invalidWrite = Code(.invalidWrite)
-
-        /// The chain belongs to another user by its app account token, or another user owns it
-        /// and the claim offered only a transaction id (PERMISSION_DENIED under every policy);
-        /// ``StoreError/refusal`` says which.
-        public static let claimRefused = Code(.claimRefused)
-
-        /// The thing named (a grant) does not exist for that user (NOT_FOUND).
-        public static let notFound = Code(.notFound)
-        public var description: String { wrapped.rawValue }
-    }
+    public typealias Code = ErrorCode<StoreError>
 
     public var code: Code
     public var message: String
@@ -57,4 +26,28 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         guard let cause else { return "\(code): \(message)" }
         return "\(code): \(message) (cause: \(cause))"
     }
+}
+
+extension ErrorCode<StoreError> {
+    /// Another user owns the chain and the policy is ``TransferPolicy/reject`` (PERMISSION_DENIED).
+    public static var ownershipConflict: Self { Self("ownershipConflict") }
+    /// The page token was not one this store issued (INVALID_ARGUMENT).
+    public static var badPageToken: Self { Self("badPageToken") }
+    /// The stored data was written by a newer entitlementd; refusing protects it.
+    public static var schemaTooNew: Self { Self("schemaTooNew") }
+    /// The stored data's applied migrations differ from this binary's: history was edited.
+    public static var schemaMismatch: Self { Self("schemaMismatch") }
+    /// The storage failed (disk full, I/O error, lock timeout); retrying may help.
+    public static var storageFailure: Self { Self("storageFailure") }
+    /// The store was closed (shutdown in progress).
+    public static var closed: Self { Self("closed") }
+    /// The write itself is malformed (e.g. a notification event naming no chain); retrying
+    /// the same write fails again (INVALID_ARGUMENT, or HTTP 400 for a webhook).
+    public static var invalidWrite: Self { Self("invalidWrite") }
+    /// The chain belongs to another user by its app account token, or another user owns it
+    /// and the claim offered only a transaction id (PERMISSION_DENIED under every policy);
+    /// ``StoreError/refusal`` says which.
+    public static var claimRefused: Self { Self("claimRefused") }
+    /// The thing named (a grant) does not exist for that user (NOT_FOUND).
+    public static var notFound: Self { Self("notFound") }
 }

@@ -10,7 +10,8 @@ public struct NotificationWebhook: Sendable {
     /// Told about every ingested body, with its ``Labels``.
     public typealias Observer = @Sendable (_ labels: Labels) -> Void
 
-    /// The labels of `entitlementd_notifications_total`.
+    /// The labels of `entitlementd_notifications_total`; only ``labels(of:)`` makes them, so the
+    /// memberwise initialiser stays internal.
     public struct Labels: Sendable, Equatable {
         /// `v1`, `v2` or `unknown`.
         public var version: String
@@ -19,12 +20,6 @@ public struct NotificationWebhook: Sendable {
         public var type: String
         /// `applied`, `orphan`, `duplicate`, `test`, `rejected` or `failed`.
         public var outcome: String
-
-        public init(version: String, type: String, outcome: String) {
-            self.version = version
-            self.type = type
-            self.outcome = outcome
-        }
     }
 
     let ingestor: NotificationIngestor

@@ -12,12 +12,6 @@ public enum ASN1 {
         public var type: Int64
         public var version: Int64
         public var value: [UInt8]
-
-        public init(type: Int64, version: Int64, value: [UInt8]) {
-            self.type = type
-            self.version = version
-            self.value = value
-        }
     }
 
     /// The content of a PKCS#7 SignedData (BER or DER), without checking its signature: the

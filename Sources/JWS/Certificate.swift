@@ -13,16 +13,7 @@ final class Certificate: @unchecked Sendable {
 
     /// Parses exactly one DER certificate; trailing bytes are rejected, not ignored.
     init(der: [UInt8], position: JWSError.CertificatePosition?) throws(JWSError) {
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            var cursor: UnsafePointer<UInt8>? = base
-            guard let x509 = d2i_X509(nil, &cursor, buffer.count) else { return nil }
-            guard cursor == base + buffer.count else {
-                X509_free(x509)
-                return nil
-            }
-            return x509
-        }
+        let parsed = decodeWholeDER(der, d2i_X509, free: X509_free)
         let label = position.map { "the \($0) certificate" } ?? "a certificate"
         guard let parsed else {
             let reason = OpenSSLErrorQueue.drain()

@@ -11,16 +11,7 @@ final class ES256PublicKey: @unchecked Sendable {
 
     /// Parses exactly one SubjectPublicKeyInfo (trailing bytes refused); throws unless P-256.
     init(subjectPublicKeyInfo der: [UInt8]) throws(JWSError) {
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            var cursor: UnsafePointer<UInt8>? = base
-            guard let pkey = d2i_PUBKEY(nil, &cursor, buffer.count) else { return nil }
-            guard cursor == base + buffer.count else {
-                EVP_PKEY_free(pkey)
-                return nil
-            }
-            return pkey
-        }
+        let parsed = decodeWholeDER(der, d2i_PUBKEY, free: EVP_PKEY_free)
         guard let parsed else {
             throw JWSError(.unsupportedKey, "not one DER SubjectPublicKeyInfo: \(OpenSSLErrorQueue.drain())")
         }

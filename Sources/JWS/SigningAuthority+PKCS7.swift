@@ -8,13 +8,8 @@ extension SigningAuthority {
     /// content is the receipt's attribute SET). Apple signs receipts with RSA; an EC leaf makes
     /// an equally valid SignedData, and nothing that reads the ids locally checks the signer.
     public func signPKCS7(_ content: [UInt8]) throws(JWSError) -> [UInt8] {
-        func certificate(_ der: [UInt8]) -> OpaquePointer? {
-            der.withUnsafeBufferPointer { bytes in
-                var cursor: UnsafePointer<UInt8>? = bytes.baseAddress
-                return d2i_X509(nil, &cursor, bytes.count)
-            }
-        }
-        guard let leaf = certificate(leafDER), let intermediate = certificate(intermediateDER) else {
+        guard let leaf = decodeWholeDER(leafDER, d2i_X509, free: X509_free),
+              let intermediate = decodeWholeDER(intermediateDER, d2i_X509, free: X509_free) else {
             throw JWSError(.cryptoFailure, "cannot read the authority's certificates: \(OpenSSLErrorQueue.drain())")
         }
         defer {

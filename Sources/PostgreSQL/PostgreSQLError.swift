@@ -1,3 +1,4 @@
+import ErrorCodes
 import SQLDatabase
 
 /// A failed PostgreSQL call: the SQLSTATE, the server's (or libpq's) message, the SQL, and
@@ -8,35 +9,7 @@ import SQLDatabase
 /// ``ConnectionURL/redacted``. Never shown to API clients (SQL and hosts are internal).
 public struct PostgreSQLError: SQLFailure, CustomStringConvertible, Sendable {
     /// What the caller can do about it.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable {
-            case connectionLost, transient, constraintViolation, invalidArgument, other
-        }
-
-        private let value: Value
-
-        /// The connection is gone (refused, dropped, the backend terminated): the next use reconnects.
-        public static let connectionLost = Kind(value: .connectionLost)
-        /// Retrying later may succeed: serialization failure, deadlock, lock not available,
-        /// out of resources, server shutting down.
-        public static let transient = Kind(value: .transient)
-        /// A unique, foreign-key, not-null or check constraint refused the write (class 23).
-        public static let constraintViolation = Kind(value: .constraintViolation)
-        /// The caller passed something unusable (a malformed URL, a closed connection).
-        public static let invalidArgument = Kind(value: .invalidArgument)
-        /// Anything else: a bug in the SQL, a missing table, a type mismatch.
-        public static let other = Kind(value: .other)
-
-        public var description: String {
-            switch value {
-            case .connectionLost: "connection lost"
-            case .transient: "transient"
-            case .constraintViolation: "constraint violation"
-            case .invalidArgument: "invalid argument"
-            case .other: "error"
-            }
-        }
-    }
+    public typealias Kind = ErrorCode<PostgreSQLError>
 
     public var kind: Kind
     /// The five-character SQLSTATE (`23505`, `40001`, ...); `nil` for failures libpq reports
@@ -94,4 +67,18 @@ public struct PostgreSQLError: SQLFailure, CustomStringConvertible, Sendable {
         if isTransient { text += "; retry later" }
         return text
     }
+}
+
+extension ErrorCode<PostgreSQLError> {
+    /// The connection is gone (refused, dropped, the backend terminated): the next use reconnects.
+    public static var connectionLost: Self { Self("connection lost") }
+    /// Retrying later may succeed: serialization failure, deadlock, lock not available,
+    /// out of resources, server shutting down.
+    public static var transient: Self { Self("transient") }
+    /// A unique, foreign-key, not-null or check constraint refused the write (class 23).
+    public static var constraintViolation: Self { Self("constraint violation") }
+    /// The caller passed something unusable (a malformed URL, a closed connection).
+    public static var invalidArgument: Self { Self("invalid argument") }
+    /// Anything else: a bug in the SQL, a missing table, a type mismatch.
+    public static var other: Self { Self("error") }
 }

@@ -1,3 +1,4 @@
+import ErrorCodes
 import HTTPCore
 import RPCCore
 
@@ -8,28 +9,8 @@ import RPCCore
 /// for "cannot connect", DEADLINE_EXCEEDED for "no answer in time"); ``kind`` tells who
 /// decided, which matters for retries and for messages shown to people.
 public struct RPCClientError: Error, Sendable, CustomStringConvertible {
-    /// Who produced the error. A struct over a private enum so kinds can be added later
-    /// without breaking exhaustive switches in callers.
-    public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: Hashable, Sendable { case status, transport, invalidCall }
-        private let value: Value
-
-        /// The server answered the call with a non-OK grpc-status.
-        public static let status = Kind(value: .status)
-        /// No verdict came back: could not connect, the connection broke, the deadline passed
-        /// here, or the server's answer was not valid gRPC.
-        public static let transport = Kind(value: .transport)
-        /// The call was never sent: its metadata or path cannot be sent as gRPC.
-        public static let invalidCall = Kind(value: .invalidCall)
-
-        public var description: String {
-            switch value {
-            case .status: "status"
-            case .transport: "transport"
-            case .invalidCall: "invalid call"
-            }
-        }
-    }
+    /// Who produced the error; kinds can be added later without breaking callers' switches.
+    public typealias Kind = ErrorCode<RPCClientError>
 
     public var kind: Kind
     public var code: RPCCode
@@ -47,4 +28,14 @@ public struct RPCClientError: Error, Sendable, CustomStringConvertible {
 
     /// `CODE: message`, the form people see on the command line.
     public var description: String { message.isEmpty ? "\(code)" : "\(code): \(message)" }
+}
+
+extension ErrorCode<RPCClientError> {
+    /// The server answered the call with a non-OK grpc-status.
+    public static var status: Self { Self("status") }
+    /// No verdict came back: could not connect, the connection broke, the deadline passed
+    /// here, or the server's answer was not valid gRPC.
+    public static var transport: Self { Self("transport") }
+    /// The call was never sent: its metadata or path cannot be sent as gRPC.
+    public static var invalidCall: Self { Self("invalid call") }
 }
