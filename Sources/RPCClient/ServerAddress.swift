@@ -3,11 +3,6 @@ public struct ServerAddress: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
     /// Parses `HOST:PORT`; nil when the port is missing or out of range. Brackets around an
     /// IPv6 literal are removed, as getaddrinfo wants the bare address.
     public init?(parsing text: String) {
