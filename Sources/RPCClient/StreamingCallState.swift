@@ -15,49 +15,42 @@ struct StreamingCallState {
         case complete(RPCClientError?)
     }
 
-    let streamID: Int32
-    private var response: ResponseDeframer
-    private var done = false
+    private var response: CallResponse
 
     init(streamID: Int32, maxMessageSize: Int) {
-        self.streamID = streamID
-        response = ResponseDeframer(maxMessageSize: maxMessageSize)
+        response = CallResponse(streamID: streamID, maxMessageSize: maxMessageSize)
     }
 
     mutating func handle(_ event: HTTP2ClientEvent) -> Action {
-        guard !done else { return .none }
+        guard let event = response.event(event) else { return .none }
+        let action = action(for: event)
+        if case .complete = action { response.decide() }
+        return action
+    }
+
+    private mutating func action(for event: CallResponse.Event) -> Action {
         switch event {
-        case .response(let id, let status, let headers, let endStream) where id == streamID:
-            if headers["grpc-status"] != nil || endStream { return finish(headers) }
+        case .head(let status, let headers, let endStream):
+            if headers["grpc-status"] != nil || endStream { return .complete(response.endFailure(headers)) }
             if let failure = UnaryCallState.headFailure(status: status, headers: headers) {
-                done = true
                 return .complete(failure)
             }
             return .opened
-        case .data(let id, let bytes) where id == streamID:
+        case .data(let bytes):
             do {
                 let messages = try response.messages(in: bytes)
                 return messages.isEmpty ? .none : .messages(messages)
             } catch {
-                done = true
                 return .complete(error)
             }
-        case .trailers(let id, let trailers) where id == streamID:
-            return finish(trailers)
-        case .streamClosed(let id, let errorCode) where id == streamID:
-            done = true
+        case .trailers(let trailers):
+            return .complete(response.endFailure(trailers))
+        case .closed(let errorCode):
             if errorCode == HTTP2ErrorCode.refusedStream {
                 return .complete(
                     RPCClientError(.transport, .unavailable, "the server refused the call (shutting down?)"))
             }
             return .complete(UnaryCallState.resetFailure(errorCode: errorCode))
-        default:
-            return .none
         }
-    }
-
-    private mutating func finish(_ block: HTTPHeaders) -> Action {
-        done = true
-        return .complete(response.endFailure(block))
     }
 }

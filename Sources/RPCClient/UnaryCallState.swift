@@ -23,33 +23,29 @@ struct UnaryCallState {
         case complete(Outcome)
     }
 
-    let streamID: Int32
-    private var response: ResponseDeframer
+    private var response: CallResponse
     private var messages: [[UInt8]] = []
-    private var done = false
 
     init(streamID: Int32, maxMessageSize: Int) {
-        self.streamID = streamID
-        response = ResponseDeframer(maxMessageSize: maxMessageSize)
+        response = CallResponse(streamID: streamID, maxMessageSize: maxMessageSize)
     }
 
     mutating func handle(_ event: HTTP2ClientEvent) -> Action {
-        guard !done else { return .none }
         let outcome: Outcome?
-        switch event {
-        case .response(let id, let status, let headers, let endStream) where id == streamID:
+        switch response.event(event) {
+        case .head(let status, let headers, let endStream)?:
             outcome = head(status: status, headers: headers, endStream: endStream)
-        case .data(let id, let bytes) where id == streamID:
+        case .data(let bytes)?:
             outcome = data(bytes)
-        case .trailers(let id, let trailers) where id == streamID:
+        case .trailers(let trailers)?:
             outcome = finish(with: trailers)
-        case .streamClosed(let id, let errorCode) where id == streamID:
+        case .closed(let errorCode)?:
             outcome = closed(errorCode: errorCode)
-        default:
+        case nil:
             outcome = nil
         }
         guard let outcome else { return .none }
-        done = true
+        response.decide()
         return .complete(outcome)
     }
 
