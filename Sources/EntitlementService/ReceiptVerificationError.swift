@@ -1,4 +1,5 @@
 import AppStore
+import JWS
 
 /// Why a receipt could not be verified, in the service's words.
 ///
@@ -27,10 +28,22 @@ public enum ReceiptVerificationError: Error, Sendable {
 
 /// Why a StoreKit 2 signed transaction was refused.
 public enum SignedTransactionError: Error, Sendable {
-    /// The signature or the certificate chain does not verify; `reason` says which check failed.
-    case rejected(reason: String)
+    /// The signature or the certificate chain does not verify; the error says which check failed.
+    case rejected(JWSError)
     /// It verifies, but its payload is not a transaction.
     case notATransaction(reason: String)
     /// A transaction of another app than `--bundle-id`.
     case otherBundle(found: String?, expected: String)
+}
+
+extension SignedTransactionError: CustomStringConvertible {
+    /// The log's wording, also the reason a Server API answer holding the transaction is refused
+    /// with: it keeps the JWS code, since the operator fixes trust or bundle configuration from it.
+    public var description: String {
+        switch self {
+        case .rejected(let error): "\(error)"
+        case .notATransaction(let reason): reason
+        case .otherBundle(let found, let expected): "bundleId '\(found ?? "")' is not '\(expected)'"
+        }
+    }
 }

@@ -21,12 +21,13 @@ public struct FetchedPurchases: Sendable {
 public struct ServerAPIPurchases: Sendable {
     let client: AppStoreServerClient
     let verifier: JWSVerifier
-    let bundleID: String?
+    /// The same signature and bundle checks as a transaction the app submits.
+    let transactions: SignedTransactionVerifier
 
     public init(client: AppStoreServerClient, verifier: JWSVerifier, bundleID: String?) {
         self.client = client
         self.verifier = verifier
-        self.bundleID = bundleID
+        transactions = SignedTransactionVerifier(verifier: verifier, bundleID: bundleID)
     }
 
     /// The history of `transactionID` (only what is newer than `revision` when given) and,
@@ -79,17 +80,11 @@ public struct ServerAPIPurchases: Sendable {
     /// ``verifyTransaction(_:)`` with the price Apple signed into it.
     func verifyPricedTransaction(_ compact: String) throws(ServerAPIDataRejected)
         -> (transaction: Transaction, price: TransactionPrice?) {
-        let payload: JWSTransactionPayload
         do {
-            payload = try verifier.verifyTransactionPayload(compact)
+            return try transactions.verifyPriced(compact)
         } catch {
             throw ServerAPIDataRejected(what: "signedTransactionInfo", reason: "\(error)")
         }
-        if let bundleID, payload.bundleID != bundleID {
-            throw ServerAPIDataRejected(what: "signedTransactionInfo",
-                                        reason: "bundleId '\(payload.bundleID ?? "")' is not '\(bundleID)'")
-        }
-        return (payload.transaction, payload.transactionPrice)
     }
 
     func verifyRenewal(_ compact: String) throws(ServerAPIDataRejected) -> RenewalInfo {

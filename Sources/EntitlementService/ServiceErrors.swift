@@ -66,8 +66,8 @@ extension SignedTransactionError {
     /// Always INVALID_ARGUMENT: the app sent something that is not a transaction of this app.
     var rpcError: RPCError {
         switch self {
-        case .rejected(let reason):
-            return RPCError(.invalidArgument, "signed_transaction failed verification: \(reason)")
+        case .rejected(let error):
+            return RPCError(.invalidArgument, "signed_transaction failed verification: \(error.message)")
         case .notATransaction(let reason):
             return RPCError(.invalidArgument, "signed_transaction is not a transaction: \(reason)")
         case .otherBundle(let found, let expected):

@@ -23,7 +23,7 @@ public struct SignedTransactionVerifier: Sendable {
         do {
             payload = try verifier.verifyTransactionPayload(compact)
         } catch let error as JWSError {
-            throw .rejected(reason: error.message)
+            throw .rejected(error)
         } catch {
             throw .notATransaction(reason: "\(error)")
         }

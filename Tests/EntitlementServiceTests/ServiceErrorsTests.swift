@@ -1,4 +1,5 @@
 @testable import EntitlementService
+import JWS
 import RPCCore
 import Testing
 
@@ -52,7 +53,7 @@ struct ServiceErrorsTests {
 
     @Test(arguments: [
         (
-            SignedTransactionError.rejected(reason: "bad signature"),
+            SignedTransactionError.rejected(JWSError(.badSignature, "bad signature")),
             "signed_transaction failed verification: bad signature"
         ),
         (
@@ -68,6 +69,21 @@ struct ServiceErrorsTests {
         let mapped = ServiceErrors.rpcError(for: error) as? RPCError
         #expect(mapped?.code == .invalidArgument)
         #expect(mapped?.message == message)
+    }
+
+    /// The same failures in a Server API answer: the operator's log line keeps the JWS code and
+    /// names Apple's field, since trust or bundle configuration is fixed from it.
+    @Test func signedTransactionFailuresInServerAPIAnswersNameTheJWSCode() {
+        let cases: [(SignedTransactionError, String)] = [
+            (.rejected(JWSError(.badSignature, "bad signature")), "JWS rejected (badSignature): bad signature"),
+            (.notATransaction(reason: "missing_field: transactionId"), "missing_field: transactionId"),
+            (.otherBundle(found: nil, expected: "com.example"), "bundleId '' is not 'com.example'"),
+        ]
+        for (error, reason) in cases {
+            let rejected = ServerAPIDataRejected(what: "signedTransactionInfo", reason: "\(error)")
+            #expect(rejected.description
+                    == "signedTransactionInfo from the App Store Server API failed verification: \(reason)")
+        }
     }
 
     @Test func otherErrorsPassThroughUnchanged() {
