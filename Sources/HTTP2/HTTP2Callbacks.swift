@@ -6,14 +6,10 @@ import HTTPCore
 /// Each recovers the owning ``HTTP2ServerSession`` from user_data and only records what
 /// happened; none calls back into nghttp2 except `submit_trailer` from the data read callback,
 /// which nghttp2 documents as allowed there.
-enum HTTP2Callbacks {
+enum HTTP2Callbacks: ReceiveCallbacks {
     static func install(on callbacks: OpaquePointer) {
         nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks, onBeginFrame)
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameRecv)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        installReceiveCallbacks(on: callbacks)
     }
 
     /// Runs `body` with the owning session without retaining it: the session outlives every
@@ -165,14 +161,8 @@ enum HTTP2Callbacks {
             guard let body = session.outgoing[streamID], let buffer else {
                 return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
             }
-            let n = min(length, body.bytes.count - body.offset)
-            if n > 0 {
-                body.bytes.withUnsafeBufferPointer { source in
-                    buffer.update(from: source.baseAddress! + body.offset, count: n)
-                }
-                body.offset += n
-                if body.isStreamed { session.drained.append((streamID: streamID, bytes: n)) }
-            }
+            let n = copyPendingBody(body.bytes, offset: &body.offset, into: buffer, length: length)
+            if n > 0 && body.isStreamed { session.drained.append((streamID: streamID, bytes: n)) }
             if body.offset == body.bytes.count && !body.isComplete {
                 // A streamed body caught up with its writer: wait for more (or the finish).
                 if n > 0 { return n }

@@ -6,14 +6,7 @@ import HTTPCore
 /// Each recovers the session from user_data and only records what happened; none calls back
 /// into nghttp2. Refusing an oversized header block is done by returning
 /// TEMPORAL_CALLBACK_FAILURE, which nghttp2 documents as "reset this stream".
-enum HTTP2ClientCallbacks {
-    static func install(on callbacks: OpaquePointer) {
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
-        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
-        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameRecv)
-        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
-        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
-    }
+enum HTTP2ClientCallbacks: ReceiveCallbacks {
 
     @inline(__always)
     static func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2ClientSession {
@@ -93,13 +86,7 @@ enum HTTP2ClientCallbacks {
         guard let stream = session.stream(streamID), let buffer, let flags else {
             return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
         }
-        let n = min(length, stream.body.count - stream.bodyOffset)
-        if n > 0 {
-            stream.body.withUnsafeBufferPointer { source in
-                buffer.update(from: source.baseAddress! + stream.bodyOffset, count: n)
-            }
-            stream.bodyOffset += n
-        }
+        let n = copyPendingBody(stream.body, offset: &stream.bodyOffset, into: buffer, length: length)
         if stream.bodyOffset == stream.body.count {
             flags.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
             stream.body = []

@@ -54,7 +54,7 @@ public final class HTTP2ClientSession {
 
     public init(configuration: Configuration = Configuration()) throws(HTTP2Error) {
         self.configuration = configuration
-        let callbacks = try newCallbackTable(installing: HTTP2ClientCallbacks.install(on:))
+        let callbacks = try newCallbackTable(installing: HTTP2ClientCallbacks.installReceiveCallbacks(on:))
         defer { nghttp2_session_callbacks_del(callbacks) }
         var raw: OpaquePointer?
         // user_data is filled in below: `self` cannot be referenced before all stored
