@@ -55,7 +55,15 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/call-counts.XXXXXX")
 server_pid=""
 cleanup() { [ -z "$server_pid" ] || stop_pid "$server_pid"; rm -rf "$work"; }
 trap cleanup EXIT
-"$BIN_DIR/entitlementd-bench" seed --database "$work/seed.sqlite" --users 2 --transactions-per-user 3 >/dev/null
+# Each build's seed comes from the entitlementd-bench beside it when there is one: builds of other
+# commits may read another schema version (an older binary refuses a newer file).
+seed_for() {   # seed_for BIN: prints the path of a seed that BIN opens
+    local bench="$BIN_DIR/entitlementd-bench" seed
+    [ -x "$(dirname "$1")/entitlementd-bench" ] && bench="$(dirname "$1")/entitlementd-bench"
+    seed="$work/seed-$(echo "$bench" | md5sum | cut -c1-8).sqlite"
+    [ -f "$seed" ] || "$bench" seed --database "$seed" --users 2 --transactions-per-user 3 >/dev/null
+    echo "$seed"
+}
 
 ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 load() {   # load CONNS STREAMS CALLS ADDR
@@ -69,7 +77,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
     for bin in "${BINS[@]}"; do
         for setting in $SETTINGS; do
             conns=${setting%x*}; streams=${setting#*x}
-            cp "$work/seed.sqlite" "$work/db.sqlite"
+            cp "$(seed_for "$bin")" "$work/db.sqlite"
             start_entitlementd "$work/server" taskset -c 1 "$bin" --listen 127.0.0.1:0 --threads 1 \
                 --database "$work/db.sqlite" --log-level warning
             server_pid=$started_pid

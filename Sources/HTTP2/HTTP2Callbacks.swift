@@ -90,7 +90,7 @@ enum HTTP2Callbacks: ReceiveCallbacks {
         }
         if type == UInt8(NGHTTP2_RST_STREAM.rawValue) {
             // The client ended its side by resetting: the request will not complete.
-            withOwner(userData) { $0.removeIncoming(frame.pointee.hd.stream_id) }
+            _ = withOwner(userData) { $0.removeIncoming(frame.pointee.hd.stream_id) }
             return 0
         }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }

@@ -123,8 +123,7 @@ struct ReceiptSubmissionTests {
         (payload.price, payload.currency) = (4_990, "GBP")
         _ = try await service.submit("fay", signed: try service.notifications.authority.signer.sign(payload.jsonBody()))
         let day = UTCDay(containing: transaction.purchaseDateMs)
-        let figures = try #require(service.repository as? any DailyFiguresReading)
-            .dailyFigures(days: day...day, environment: transaction.environment)
+        let figures = try service.repository.dailyFigures(days: day...day, environment: transaction.environment)
         #expect(figures.map(\.revenue) == [["GBP": 4_990]])
     }
 
