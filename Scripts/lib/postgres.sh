@@ -86,10 +86,14 @@ home_for_server() {
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# A port below the kernel's ephemeral range (as Tests/Interop/ports.py picks them): one inside it
+# can be taken by any outgoing connection between this check and the server's bind.
 free_port() {
-    local port
+    local port low=32768
+    read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+    [ "$low" -gt 21000 ] || low=32768
     for _ in $(seq 1 200); do
-        port=$((20000 + RANDOM % 30000))
+        port=$((20000 + RANDOM % (low - 20000)))
         port_in_use "$port" || { echo "$port"; return; }
     done
     die "no free TCP port found on 127.0.0.1"

@@ -12,7 +12,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "Deploy"
 PROTOS = REPO / "Protos"
-sys.path.insert(0, str(REPO / "Tests" / "Interop"))  # fake_apple, apple_pki
+sys.path.insert(0, str(REPO / "Tests" / "Interop"))  # fake_apple, apple_pki, ports
+import ports  # noqa: E402
 LISTEN_PREFIX = "entitlementd listening on "
 SERVER_NAME = "entitlements.example.com"
 TOKEN = "deploy-check-token-0123456789abcdef"
@@ -39,9 +40,10 @@ def need_tool(name: str) -> str:
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port below the kernel's ephemeral range (ports.py, shared with the interop suite):
+    a port 0 picks was taken again by some outgoing connection of the tests running beside these
+    before haproxy could bind it ("Address already in use")."""
+    return ports.free_port()
 
 
 def free_port_block(count: int) -> int:
