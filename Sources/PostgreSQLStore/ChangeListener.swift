@@ -91,7 +91,7 @@ final class ChangeListener: @unchecked Sendable {
                     // Reconnects and LISTENs again (the connection remembers its channels).
                     try connection.execute("SELECT 1")
                     connected = true
-                    cache.invalidateAll()
+                    cache.invalidateAllForOtherWriters()
                     if let latest = latestSequence() { announce(latest) }
                     nextWritableCheck = .now
                 }
@@ -104,7 +104,7 @@ final class ChangeListener: @unchecked Sendable {
                     receive(channel: channel, payload: payload)
                 }
             } catch {
-                cache.invalidateAll()
+                cache.invalidateAllForOtherWriters()
                 report(.unavailable(reason: connected
                     ? "the PostgreSQL LISTEN connection dropped, reconnecting: \(error)"
                     : "cannot reach PostgreSQL to LISTEN again, retrying every 250 ms: \(error)"))
@@ -155,8 +155,8 @@ final class ChangeListener: @unchecked Sendable {
         guard let message = ReplicaNotification(channel: channel, payload: payload),
               message.replicaID != replicaID else { return }
         switch message.content {
-        case .users(let users): cache.invalidate(users)
-        case .allUsers: cache.invalidateAll()
+        case .users(let users): cache.invalidateForOtherWriter(users)
+        case .allUsers: cache.invalidateAllForOtherWriters()
         case .latestSequence(let sequence): announce(sequence)
         }
     }
