@@ -45,4 +45,10 @@ extension PostgreSQL.Connection: StorageEngine {
     /// PostgreSQL keeps `expires_at_ms` NOT NULL: every event writes its own.
     public static let historyExpiryMayPoint = false
     public static let holdsReadSnapshots = false
+    /// A `bigint[]` parameter: one generic plan (an index scan per element) whatever its length.
+    public static func rowIDListMatch(_ column: String) -> String? { "\(column) = ANY(CAST(? AS BIGINT[]))" }
+    /// The array's text form, `{1,2,3}`.
+    public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {
+        statement.bind("{" + rows.lazy.map(String.init).joined(separator: ",") + "}", at: index)
+    }
 }
