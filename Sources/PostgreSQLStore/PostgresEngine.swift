@@ -45,8 +45,8 @@ extension PostgreSQL.Connection: StorageEngine {
     /// PostgreSQL keeps `expires_at_ms` NOT NULL: every event writes its own.
     public static let historyExpiryMayPoint = false
     public static let holdsReadSnapshots = false
-    /// A `bigint[]` parameter: one generic plan (an index scan per element) whatever its length.
-    public static func rowIDListMatch(_ column: String) -> String? { "\(column) = ANY(CAST(? AS BIGINT[]))" }
+    /// A `bigint[]` parameter, unnested.
+    public static func rowIDListTable(_ name: String) -> String? { "unnest(CAST(? AS BIGINT[])) AS \(name)(id)" }
     /// The array's text form, `{1,2,3}`.
     public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {
         statement.bind("{" + rows.lazy.map(String.init).joined(separator: ",") + "}", at: index)

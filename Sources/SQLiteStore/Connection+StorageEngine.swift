@@ -36,6 +36,6 @@ extension Connection: StorageEngine {
     public static let historyExpiryMayPoint = true
     public static let holdsReadSnapshots = true
     /// No list parameter: a statement per id costs no round trip here.
-    public static func rowIDListMatch(_ column: String) -> String? { nil }
+    public static func rowIDListTable(_ name: String) -> String? { nil }
     public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {}
 }
