@@ -14,7 +14,9 @@ import Synchronization
 /// keeps clearing it while it cannot reconnect, and clears it once more when it listens again
 /// (a read between the drop and the new LISTEN may have cached what changed meanwhile), then
 /// announces the newest sequence so observers catch up. Its own replica's notifications are
-/// skipped: the writer already invalidated and announced before answering.
+/// skipped: the writer already refreshed or dropped them and announced before answering. Each
+/// invalidation here is counted (``FactsCache/invalidateForOtherWriter(_:)``) so that this
+/// replica's writer never refreshes a user with facts older than another replica's commit.
 ///
 /// While the connection is down, or the database refuses writes (a standby, or read-only), the
 /// replica is ``StoreReadiness/unavailable(reason:)``. While the connection is down it
