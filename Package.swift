@@ -192,7 +192,8 @@ let package = Package(
         // One contract suite, run against every EntitlementRepository backend.
         .testTarget(name: "EntitlementRepositoryContractTests",
                     dependencies: ["EntitlementPorts", "StorageCore", "StorageTables", "SQLiteStore", "PostgreSQLStore",
-                                   "EntitlementMemoryStore", "Entitlements", "PostgreSQL", "TestSupport"]),
+                                   "EntitlementMemoryStore", "Entitlements", "PostgreSQL", "SeededRandom",
+                                   "TestSupport"]),
         // Webhooks: the body, the signature, the retry schedule and the dispatcher, in memory; the
         // libcurl transport against the HTTP server on loopback.
         .testTarget(name: "WebhooksTests",

@@ -14,7 +14,9 @@ import Synchronization
 /// keeps clearing it while it cannot reconnect, and clears it once more when it listens again
 /// (a read between the drop and the new LISTEN may have cached what changed meanwhile), then
 /// announces the newest sequence so observers catch up. Its own replica's notifications are
-/// skipped: the writer already invalidated and announced before answering.
+/// skipped: the writer already refreshed or dropped them and announced before answering. Each
+/// invalidation here is counted (``FactsCache/invalidateForOtherWriter(_:)``) so that this
+/// replica's writer never refreshes a user with facts older than another replica's commit.
 ///
 /// While the connection is down, or the database refuses writes (a standby, or read-only), the
 /// replica is ``StoreReadiness/unavailable(reason:)``. While the connection is down it
@@ -91,7 +93,7 @@ final class ChangeListener: @unchecked Sendable {
                     // Reconnects and LISTENs again (the connection remembers its channels).
                     try connection.execute("SELECT 1")
                     connected = true
-                    cache.invalidateAll()
+                    cache.invalidateAllForOtherWriters()
                     if let latest = latestSequence() { announce(latest) }
                     nextWritableCheck = .now
                 }
@@ -104,7 +106,7 @@ final class ChangeListener: @unchecked Sendable {
                     receive(channel: channel, payload: payload)
                 }
             } catch {
-                cache.invalidateAll()
+                cache.invalidateAllForOtherWriters()
                 report(.unavailable(reason: connected
                     ? "the PostgreSQL LISTEN connection dropped, reconnecting: \(error)"
                     : "cannot reach PostgreSQL to LISTEN again, retrying every 250 ms: \(error)"))
@@ -155,8 +157,8 @@ final class ChangeListener: @unchecked Sendable {
         guard let message = ReplicaNotification(channel: channel, payload: payload),
               message.replicaID != replicaID else { return }
         switch message.content {
-        case .users(let users): cache.invalidate(users)
-        case .allUsers: cache.invalidateAll()
+        case .users(let users): cache.invalidateForOtherWriter(users)
+        case .allUsers: cache.invalidateAllForOtherWriters()
         case .latestSequence(let sequence): announce(sequence)
         }
     }

@@ -45,4 +45,10 @@ extension PostgreSQL.Connection: StorageEngine {
     /// PostgreSQL keeps `expires_at_ms` NOT NULL: every event writes its own.
     public static let historyExpiryMayPoint = false
     public static let holdsReadSnapshots = false
+    /// A `bigint[]` parameter, unnested.
+    public static func rowIDListTable(_ name: String) -> String? { "unnest(CAST(? AS BIGINT[])) AS \(name)(id)" }
+    /// The array's text form, `{1,2,3}`.
+    public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {
+        statement.bind("{" + rows.lazy.map(String.init).joined(separator: ",") + "}", at: index)
+    }
 }

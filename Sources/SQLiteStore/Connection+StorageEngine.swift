@@ -35,4 +35,7 @@ extension Connection: StorageEngine {
     public static func historyEventIDText(_ column: String) -> String { CompactEventID.textSQL(column) }
     public static let historyExpiryMayPoint = true
     public static let holdsReadSnapshots = true
+    /// No list parameter: a statement per id costs no round trip here.
+    public static func rowIDListTable(_ name: String) -> String? { nil }
+    public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {}
 }

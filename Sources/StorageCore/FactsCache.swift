@@ -49,6 +49,13 @@ package final class FactsCache: Sendable {
 
     /// The current epoch (see `epochCounter`); read after the lookup that missed.
     package var epoch: UInt64 { epochCounter.load(ordering: .acquiring) }
+    /// Bumped before every invalidation that another writer's commit causes (a replica's
+    /// NOTIFY, or the listener losing them): the writer refreshes a user only when none came in
+    /// since before its transaction began (``refresh(_:for:insertingIfAbsent:unlessOtherWritersSince:)``).
+    private let otherWritersCounter = Atomic<UInt64>(0)
+
+    /// The count of other writers' invalidations so far; the writer reads it before BEGIN.
+    package var otherWritersMark: UInt64 { otherWritersCounter.load(ordering: .acquiring) }
     private let stripes: [Locked<FactsCacheStripe>]
     private let hashID: @Sendable (String) -> Int
 
@@ -108,12 +115,23 @@ package final class FactsCache: Sendable {
     ///
     /// Bumps the stripe's generation like ``invalidate(_:)``, so a reader that missed before the
     /// commit still cannot insert what it read then.
-    package func refresh(_ facts: UserFacts, for userID: String, insertingIfAbsent: Bool) {
+    ///
+    /// `unlessOtherWritersSince`: on a database other writers share, the ``otherWritersMark``
+    /// read before the transaction began. When another writer's invalidation has come in since,
+    /// it may be for a commit after this one that it reached the slot before these facts, so
+    /// the user is dropped instead. Checked under the stripe's lock, which the invalidation
+    /// takes after bumping the count: one that comes in later removes these facts after them.
+    package func refresh(_ facts: UserFacts, for userID: String, insertingIfAbsent: Bool,
+                         unlessOtherWritersSince mark: UInt64? = nil) {
         epochCounter.add(1, ordering: .releasing)
         let facts = facts.withCheckAnswerMemo()
         let hash = hashID(userID)
         stripe(hash).withLock {
-            $0.refresh(facts, for: userID, hash: hash, insertingIfAbsent: insertingIfAbsent)
+            if let mark, otherWritersCounter.load(ordering: .acquiring) != mark {
+                $0.remove(userID, hash: hash)
+            } else {
+                $0.refresh(facts, for: userID, hash: hash, insertingIfAbsent: insertingIfAbsent)
+            }
         }
     }
 
@@ -130,6 +148,20 @@ package final class FactsCache: Sendable {
         for stripe in stripes {
             stripe.withLock { $0.removeAll() }
         }
+    }
+
+    /// ``invalidate(_:)`` for users another writer changed (a replica's NOTIFY): counted first,
+    /// so this writer's refresh of the same users after its own COMMIT drops them instead.
+    package func invalidateForOtherWriter(_ userIDs: some Sequence<String>) {
+        otherWritersCounter.add(1, ordering: .acquiringAndReleasing)
+        invalidate(userIDs)
+    }
+
+    /// ``invalidateAll()`` when other writers' changes may have been missed (no LISTEN
+    /// connection), counted as ``invalidateForOtherWriter(_:)`` is.
+    package func invalidateAllForOtherWriters() {
+        otherWritersCounter.add(1, ordering: .acquiringAndReleasing)
+        invalidateAll()
     }
 
     /// The low bits pick the stripe; the stripe's index uses the bits above them.

@@ -160,6 +160,8 @@ package final class Writer<DB: StorageEngine> {
         recorder.dropPrefetches()
         // Read transactions idle readers kept open would hold this commit's checkpoint back.
         readers.endIdleSnapshots()
+        // Before BEGIN: another writer's commit heard of after this is possibly a later one.
+        let otherWritersMark = DB.isSharedByReplicas ? cache.otherWritersMark : nil
         // Each job's answer, held until COMMIT and cache invalidation are done.
         var answers: [() -> Void] = []
         var affected = UsersInFirstSeenOrder()
@@ -229,8 +231,8 @@ package final class Writer<DB: StorageEngine> {
                 onCommit(batch.count, elapsed.inSeconds)
             }
         }
-        if committed && !DB.isSharedByReplicas {
-            refreshCache(for: affected.inOrder, inserting: writingUsers)
+        if committed {
+            refreshCache(for: affected.inOrder, inserting: writingUsers, unlessOtherWritersSince: otherWritersMark)
         } else {
             cache.invalidate(affected.inOrder.lazy.map(\.text))
         }
@@ -243,16 +245,19 @@ package final class Writer<DB: StorageEngine> {
     /// read after COMMIT returns) instead of dropping them; a user without such facts is
     /// invalidated. `inserting`: users whose callers read them next, cached even when absent.
     ///
-    /// Only when this writer is the database's only one (SQLite): with replicas on a shared
-    /// database another one may commit to the same user between this COMMIT and the refresh,
-    /// and its invalidation could then arrive first, so those engines invalidate.
+    /// With replicas on a shared database another one may commit to the same user between this
+    /// COMMIT and the refresh, and its invalidation could arrive first: `otherWritersMark` (read
+    /// before BEGIN, nil on an engine with one writer) makes the cache drop such users instead.
     ///
     /// Measured (callgrind, distinct SubmitReceipt calls): the answer's read after the write
-    /// was a cache miss, ~48k instructions (a reader, the record's query and decode).
-    private func refreshCache(for users: [ExactID], inserting: Set<ExactID>) {
+    /// was a cache miss, ~48k instructions (a reader, the record's query and decode); on
+    /// PostgreSQL two round trips on a pooled connection (docs/storage.md).
+    private func refreshCache(for users: [ExactID], inserting: Set<ExactID>,
+                              unlessOtherWritersSince otherWritersMark: UInt64?) {
         for user in users {
             if let facts = batchFacts[user] {
-                cache.refresh(facts, for: user.text, insertingIfAbsent: inserting.contains(user))
+                cache.refresh(facts, for: user.text, insertingIfAbsent: inserting.contains(user),
+                              unlessOtherWritersSince: otherWritersMark)
             } else {
                 cache.invalidate(CollectionOfOne(user.text))
             }

@@ -74,6 +74,8 @@ extension FactsRecorder {
                 let sent = chainSent && firstChain?.hasSameBytes(as: chainID) == true
                 found = StoredChain(row: try ownerlessChainRow(chainID, sent: sent, now: now))
                 newChains.insert(ExactID(chainID))
+                // Created just now, so it contributed nothing: no read of it before COMMIT's.
+                try noteRollupChain(found.row, isNew: true)
             }
             let chain = try bindByToken(found, chainID: chainID, transactions: notification.transactions,
                                         source: notification.source, now: now, outcome: &outcome,

@@ -24,6 +24,8 @@ extension FactsRecorder {
         package let userFactsFromTables, upsertUserFactsRecord: DB.Statement
         /// The daily rollup's (``FactsRecorder/applyRollup()``).
         package let rollupTransactions, chainOfTransaction, recordPrice, addToRollup: DB.Statement
+        /// ``RollupSQL/chainsTransactions(of:)`` where the engine has list parameters.
+        package let rollupTransactionsOfChains: DB.Statement?
 
         package init(_ db: DB) throws {
             findUser = try db.prepare(FactsRecorderSQL.findUser)
@@ -52,6 +54,9 @@ extension FactsRecorder {
             userFactsFromTables = try db.prepare(UserFacts.tablesSQL)
             upsertUserFactsRecord = try db.prepare(UserFacts.upsertRecordSQL)
             rollupTransactions = try db.prepare(RollupSQL.chainTransactions)
+            rollupTransactionsOfChains = try DB.rowIDListTable("c").map {
+                try db.prepare(RollupSQL.chainsTransactions(of: $0))
+            }
             chainOfTransaction = try db.prepare(RollupSQL.chainOfTransaction)
             recordPrice = try db.prepare(RollupSQL.recordPrice)
             addToRollup = try db.prepare(RollupSQL.add)

@@ -45,4 +45,11 @@ public protocol StorageEngine: SQLConnection {
     /// (`StoreReader.prepare(forFactsEpoch:)`, StorageCore): SQLite, where a snapshot costs only the
     /// WAL frames it keeps from being checkpointed; not a server's pooled connections.
     static var holdsReadSnapshots: Bool { get }
+    /// A table expression named `name` with one row, column `id`, per row id of a list bound
+    /// at one parameter with ``bindRowIDList(_:at:of:)``: one statement, one wait, for many
+    /// rows on a server. Nil where the engine has no list parameter (SQLite, where a statement
+    /// per id waits for nothing).
+    static func rowIDListTable(_ name: String) -> String?
+    /// Binds `rows` as the list ``rowIDListTable(_:)`` reads; called only where that is not nil.
+    static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement)
 }

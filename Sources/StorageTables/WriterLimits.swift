@@ -14,4 +14,7 @@ package enum WriterLimits {
     package static let sharedTimerWaitMs: Int64 = 1_000
     /// Pre-existing users given heads per transaction by the baseline pass.
     package static let baselineChunk = 500
+    /// Chains the daily rollup reads per statement before COMMIT, where the engine takes a list
+    /// (``FactsRecorder/rollupTransactions(chainRows:)``): a batch's chains, in one wait.
+    package static let rollupChainsPerRead = 1_000
 }

@@ -129,6 +129,35 @@ final class FactsCacheTests: StoreTestCase {
         guard case .miss = cache.lookup("a") else { return XCTFail("stale facts cached") }
     }
 
+    /// On a shared database the writer refreshes a user only when no other writer's
+    /// invalidation came in since its mark (read before BEGIN): one that did may be for a
+    /// later commit and may have reached the slot first, so the user is dropped instead.
+    /// Fails if a refresh ignores the mark (stale facts kept) or always drops (no hit after a
+    /// write, the round trips this saves), or if the listener's clear-all does not count.
+    func testARefreshDropsTheUserWhenAnotherWriterInvalidatedSinceTheMark() {
+        let cache = FactsCache(capacity: 10)
+        let quiet = cache.otherWritersMark
+        cache.refresh(Self.facts(marking: 1), for: "alice", insertingIfAbsent: true, unlessOtherWritersSince: quiet)
+        guard case .hit(let refreshed) = cache.lookup("alice") else { return XCTFail("no other writer: refreshed") }
+        XCTAssertEqual(refreshed, Self.facts(marking: 1))
+        cache.invalidate(["bob"])
+        XCTAssertEqual(cache.otherWritersMark, quiet, "this writer's own invalidations do not count")
+        let outside: [(String, (FactsCache) -> Void)] = [
+            ("a replica's NOTIFY", { $0.invalidateForOtherWriter(["bob"]) }),
+            ("the listener's clear-all", { $0.invalidateAllForOtherWriters() }),
+        ]
+        for (what, invalidation) in outside {
+            let mark = cache.otherWritersMark
+            cache.refresh(Self.facts(marking: 2), for: "alice", insertingIfAbsent: true, unlessOtherWritersSince: mark)
+            invalidation(cache)
+            cache.refresh(Self.facts(marking: 3), for: "alice", insertingIfAbsent: true, unlessOtherWritersSince: mark)
+            guard case .miss = cache.lookup("alice") else { return XCTFail("\(what) since the mark: dropped") }
+        }
+        cache.refresh(Self.facts(marking: 4), for: "alice", insertingIfAbsent: true)
+        guard case .hit(let unmarked) = cache.lookup("alice") else { return XCTFail("one writer: no mark, refreshed") }
+        XCTAssertEqual(unmarked, Self.facts(marking: 4))
+    }
+
     /// Facts told apart by `step`: one transaction whose id is the step.
     /// Cached facts carry a ``CheckAnswerMemo`` that every hit shares, and a refresh or an
     /// invalidation and reload brings a new one: a kept CheckEntitlement answer must never

@@ -1,0 +1,136 @@
+import EntitlementPorts
+import Entitlements
+import PostgreSQLStore
+import SeededRandom
+import StorageCore
+import Testing
+import TestSupport
+
+/// On PostgreSQL too the writer hands the facts cache what it committed instead of dropping it
+/// (the read after a SubmitReceipt is then a hit, not two round trips on a pooled connection),
+/// unless another replica's invalidation came in meanwhile: cached facts must equal what the
+/// database holds, on every replica, whatever the writes did.
+@Suite(.enabled(if: PostgresTestServer.url != nil, "ENTITLEMENTD_TEST_POSTGRES_URL is not set"))
+struct PostgresCacheRefreshTests {
+    private static let users = ["ann", "bo", "cy", "zo\u{EB}", "zoe\u{308}"]
+
+    /// One round of random writes: receipts (new chains, renewals, cancellations, chains moving
+    /// between users) and notifications; the users who sent receipts.
+    private struct Rounds {
+        var random: SplitMix64
+        var nextTransaction = 1_000
+
+        mutating func transaction(chain: Int) -> Transaction {
+            nextTransaction += 1
+            let purchasedAt = 1_700_000_000_000 + Int64(random.below(90)) * 86_400_000
+            let cancelled: Int64? = random.below(6) == 0 ? purchasedAt + 3_600_000 : nil
+            return Fixture.subscription(String(nextTransaction), chain: "c\(chain)", purchasedAt: purchasedAt,
+                                        cancelledAt: cancelled)
+        }
+
+        mutating func next(_ round: Int) -> (receipts: [FactsWrite], notifications: [NotificationWrite]) {
+            var receipts: [FactsWrite] = []
+            var notifications: [NotificationWrite] = []
+            for _ in 0..<(1 + random.below(4)) {
+                let chains = (0..<(1 + random.below(2))).map { _ in random.below(8) }
+                var transactions: [Transaction] = []
+                for chain in chains {
+                    transactions += (0..<(1 + random.below(2))).map { _ in transaction(chain: chain) }
+                }
+                let renewals = chains.filter { _ in random.below(2) == 0 }.map {
+                    RenewalInfo(originalTransactionID: "c\($0)", autoRenewStatus: random.below(2) == 0,
+                                signedDateMs: Int64(round * 10 + random.below(10)))
+                }
+                if random.below(4) == 0 {
+                    notifications.append(Fixture.notification("n\(round)-\(notifications.count)",
+                                                              transactions: transactions, renewals: renewals))
+                } else {
+                    receipts.append(Fixture.receipt(users[random.below(users.count)], transactions,
+                                                    renewals: renewals))
+                }
+            }
+            return (receipts, notifications)
+        }
+    }
+
+    /// Sends the writes at once, so they share batches.
+    private func send(_ writes: (receipts: [FactsWrite], notifications: [NotificationWrite]),
+                      to stores: [PostgresEntitlementStore]) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, receipt) in writes.receipts.enumerated() {
+                group.addTask { _ = try await stores[index % stores.count].write(receipt) }
+            }
+            for (index, notification) in writes.notifications.enumerated() {
+                group.addTask { _ = try await stores[(index + 1) % stores.count].apply(notification) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    @Test func aWritersUsersAreCachedWithWhatTheDatabaseHolds() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let store = try await PostgresTestServer.open(url, poolSize: 2)
+            // No cache: every read goes to the database.
+            let database = try await PostgresTestServer.open(url, poolSize: 1,
+                                                             configuration: .init(factsCacheCapacity: 0))
+            database.start()
+            try await withStarted(store) { store in
+                var rounds = Rounds(random: SplitMix64(seed: 21))
+                for round in 0..<30 {
+                    let writes = rounds.next(round)
+                    try await send(writes, to: [store])
+                    for write in writes.receipts {
+                        guard case .hit = store.cache.lookup(write.userID) else {
+                            Issue.record("round \(round): \(write.userID) not cached after its write")
+                            return
+                        }
+                    }
+                    for user in Self.users {
+                        #expect(try store.facts(userID: user) == database.facts(userID: user), "round \(round)")
+                    }
+                }
+            }
+            await database.close()
+        }
+    }
+
+    /// Two replicas write the same users at once: whichever commits last, each replica's
+    /// cache settles on what the database holds (a refresh that lost the race to the other's
+    /// invalidation would keep stale facts for good).
+    @Test func replicasWritingTheSameUsersSettleOnWhatTheDatabaseHolds() async throws {
+        try await PostgresTestServer.withDatabase { url in
+            let a = try await PostgresTestServer.open(url, poolSize: 2)
+            let b = try await PostgresTestServer.open(url, poolSize: 2)
+            let database = try await PostgresTestServer.open(url, poolSize: 1,
+                                                             configuration: .init(factsCacheCapacity: 0))
+            a.start()
+            b.start()
+            database.start()
+            var rounds = Rounds(random: SplitMix64(seed: 22))
+            do {
+                for round in 0..<30 {
+                    try await send(rounds.next(round), to: [a, b])
+                    for user in Self.users {
+                        let stored = try database.facts(userID: user)
+                        try await eventually("round \(round): both replicas agree on \(user)", within: .seconds(10)) {
+                            try a.facts(userID: user) == stored && b.facts(userID: user) == stored
+                        }
+                    }
+                }
+            } catch {
+                await a.close()
+                await b.close()
+                await database.close()
+                throw error
+            }
+            await a.close()
+            await b.close()
+            await database.close()
+        }
+    }
+}
+
+extension SplitMix64 {
+    /// A number in `0..<bound`.
+    fileprivate mutating func below(_ bound: Int) -> Int { Int(next(upperBound: UInt64(bound))) }
+}
