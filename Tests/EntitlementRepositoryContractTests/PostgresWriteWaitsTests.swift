@@ -94,11 +94,15 @@ struct PostgresWriteWaitsTests {
         let executor = store.executor
         let holding = Atomic(false)
         let count = writes.count
-        // Blocks the writer's own thread, not the cooperative pool.
-        async let held: Void = store.withWriterConnection { _ in
+        // Blocks the writer's own thread, not the cooperative pool. The writes reach the queue
+        // through the pool, which other suites running beside this one can flood (10,000
+        // concurrent writes took 80 s under load and once held them back past a 30 s wait, which
+        // split the batch): so a long wait, and a split batch is named as such, not as a count.
+        async let held: Int = store.withWriterConnection { _ in
             holding.store(true, ordering: .releasing)
-            let deadline = Date().addingTimeInterval(30)
+            let deadline = Date().addingTimeInterval(180)
             while executor.pendingJobs < count, Date() < deadline { usleep(1_000) }
+            return executor.pendingJobs
         }
         let deadline = Date().addingTimeInterval(30)
         while !holding.load(ordering: .acquiring), Date() < deadline { try await Task.sleep(for: .milliseconds(1)) }
@@ -108,7 +112,8 @@ struct PostgresWriteWaitsTests {
             }
             return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
         }
-        try await held
+        let queued = try await held
+        try #require(queued >= count, "only \(queued) of \(count) writes were queued when the writer let go")
         return (0..<writes.count).map { outcomes[$0]! }
     }
 }
