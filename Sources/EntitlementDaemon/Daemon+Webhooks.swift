@@ -10,16 +10,20 @@ import Webhooks
 /// Webhooks: the dispatcher, its admin operations and its metrics.
 extension Daemon {
     /// What builds the dispatcher --webhook-url asks for, or nil. Called once the store is
-    /// open; a dispatcher runs once, so each singleton lease term builds a new one.
+    /// open, before the server takes writes; a dispatcher runs once, so each singleton lease term
+    /// builds a new one. An endpoint seen for the first time gets the changes from this moment
+    /// on, however long the lease takes to come (an unreadable log: from when it registers).
     func makeWebhookDispatchers(store: any StoreBackend) -> (@Sendable () -> WebhookDispatcher)? {
         guard let configuration = webhookConfiguration else { return nil }
         let metrics = WebhookMetrics(registry: self.metrics, outbox: store)
         let logger = self.logger
+        let startedAfter = try? store.changeLogBounds().latest
         return {
             let dispatcher = WebhookDispatcher(
                 configuration: configuration, log: store, outbox: store,
                 transport: HTTPClientWebhookTransport(maxConnectionsPerHost: configuration.maxConcurrentPerEndpoint),
-                logger: logger, cursorText: ChangeCursor.encode, observe: metrics.observe)
+                logger: logger, cursorText: ChangeCursor.encode, observe: metrics.observe,
+                newEndpointsStartAfter: startedAfter)
             logger.info("webhooks: delivering entitlement changes",
                         [("endpoints", configuration.endpoints.map { WebhookEndpointName.redacted($0.absoluteString) }
                             .joined(separator: " "))])

@@ -57,6 +57,10 @@ public final class WebhookDispatcher: Sendable {
     let cursorText: @Sendable (Int64) -> String
     let observe: @Sendable (Event) -> Void
     let logger: Logger
+    /// Where an endpoint seen for the first time starts: the change log's latest sequence when
+    /// the server started, so writes accepted before this dispatcher ran (on PostgreSQL it waits
+    /// for the singleton lease) still reach a new endpoint; nil: the latest at registration.
+    let newEndpointsStartAfter: Int64?
 
     let feedWakes: AsyncStream<Void>
     let feedWake: AsyncStream<Void>.Continuation
@@ -74,8 +78,9 @@ public final class WebhookDispatcher: Sendable {
                 clock: @escaping @Sendable () -> Int64 = WallClock.unixMilliseconds,
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
                 cursorText: @escaping @Sendable (Int64) -> String,
-                observe: @escaping @Sendable (Event) -> Void = { _ in }) {
+                observe: @escaping @Sendable (Event) -> Void = { _ in }, newEndpointsStartAfter: Int64? = nil) {
         self.configuration = configuration
+        self.newEndpointsStartAfter = newEndpointsStartAfter
         self.log = log
         self.outbox = outbox
         self.transport = transport
@@ -124,7 +129,7 @@ public final class WebhookDispatcher: Sendable {
     private func registerEndpoints() async -> Int64? {
         while !stopped.isOpen {
             do {
-                let latest = try log.changeLogBounds().latest
+                let latest = try newEndpointsStartAfter ?? log.changeLogBounds().latest
                 let cursors = try await outbox.registerWebhookEndpoints(
                     configuration.endpoints.map(\.absoluteString), latestSequence: latest, nowMs: clock())
                 return cursors.values.min() ?? latest

@@ -24,12 +24,12 @@ struct WebhookDispatcherTests {
         let outbox = InMemoryWebhookOutbox()
         let transport = ScriptedTransport()
 
-        func dispatcher(schedule: RetrySchedule = fast) -> WebhookDispatcher {
+        func dispatcher(schedule: RetrySchedule = fast, newEndpointsStartAfter: Int64? = nil) -> WebhookDispatcher {
             WebhookDispatcher(
                 configuration: .init(endpoints: [endpoint], secret: "s3cret", schedule: schedule,
                                      maxConcurrentPerEndpoint: 4, pollInterval: .milliseconds(25)),
                 log: log, outbox: outbox, transport: transport, logger: Logger(sink: { _ in }),
-                cursorText: cursor)
+                cursorText: cursor, newEndpointsStartAfter: newEndpointsStartAfter)
         }
 
         /// Runs `body` while `dispatcher` runs; stops it after.
@@ -66,6 +66,24 @@ struct WebhookDispatcherTests {
             let t = try #require(Int64(signature.dropFirst(2).prefix { $0 != "," }))
             #expect(signature == WebhookSignature.header(secret: "s3cret", unixSeconds: t, body: request.body))
             #expect(abs(t - Int64(Date().timeIntervalSince1970)) < 60)
+        }
+    }
+
+    /// A new endpoint gets the changes from when the server started, not from when its
+    /// dispatcher first ran: on PostgreSQL that waits for the singleton lease, and writes taken
+    /// meanwhile were never delivered to it. Without the start point, it starts at the latest.
+    @Test(arguments: [(Int64?.some(0), 3), (nil, 1)])
+    func aNewEndpointStartsWhereTheServerStarted(startAfter: Int64?, expected: Int) async throws {
+        let harness = Harness()
+        for user in ["early-1", "early-2"] { harness.log.append(user: user, to: .active) }
+        let dispatcher = harness.dispatcher(newEndpointsStartAfter: startAfter)
+        try await harness.running(dispatcher) {
+            try await eventually("endpoint registered") { try !harness.outbox.webhookStatus().isEmpty }
+            harness.log.append(user: "late", to: .active)
+            try await eventually("delivery") { try harness.outbox.webhookStatus()[0].delivered == expected }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try harness.outbox.webhookStatus()[0].delivered == expected)
+            #expect(harness.delivered("early-1").count == (startAfter == nil ? 0 : 1))
         }
     }
 
