@@ -8,14 +8,15 @@ extension SigningAuthority {
     /// content is the receipt's attribute SET). Apple signs receipts with RSA; an EC leaf makes
     /// an equally valid SignedData, and nothing that reads the ids locally checks the signer.
     public func signPKCS7(_ content: [UInt8]) throws(JWSError) -> [UInt8] {
-        guard let leaf = decodeWholeDER(leafDER, d2i_X509, free: X509_free),
-              let intermediate = decodeWholeDER(intermediateDER, d2i_X509, free: X509_free) else {
-            throw JWSError(.cryptoFailure, "cannot read the authority's certificates: \(OpenSSLErrorQueue.drain())")
+        guard let leaf = decodeWholeDER(leafDER, d2i_X509, free: X509_free) else {
+            throw JWSError(.cryptoFailure, "cannot read the authority's leaf certificate: \(OpenSSLErrorQueue.drain())")
         }
-        defer {
-            X509_free(leaf)
-            X509_free(intermediate)
+        defer { X509_free(leaf) }
+        guard let intermediate = decodeWholeDER(intermediateDER, d2i_X509, free: X509_free) else {
+            throw JWSError(.cryptoFailure,
+                           "cannot read the authority's intermediate certificate: \(OpenSSLErrorQueue.drain())")
         }
+        defer { X509_free(intermediate) }
         guard let extra = copenssl_sk_X509_new_null() else {
             throw JWSError(.cryptoFailure, "sk_X509_new_null failed: \(OpenSSLErrorQueue.drain())")
         }
