@@ -37,8 +37,11 @@ struct PostgresWriteWaitsTests {
                 // Two per write: the user and chain inserts; the change reads, with the
                 // write's deferred inserts and the next write's lookups. The rollup reads every
                 // chain of the batch in one statement before COMMIT.
+                // A batch's own waits differ by one or two between batches on a loaded machine
+                // (41 seen in a fresh-clone run beside a build): slack for those, far below the
+                // 20 a third wait per write would add.
                 let perTwentyWrites = waits[1] - waits[0]
-                #expect(perTwentyWrites <= 40, "\(waits) waits for 10 and 30 writes")
+                #expect(perTwentyWrites <= 44, "\(waits) waits for 10 and 30 writes")
                 #expect(perTwentyWrites >= 20, "\(waits): the change reads need one per write")
             }
         }
@@ -74,7 +77,8 @@ struct PostgresWriteWaitsTests {
                 // one's inserts. The rollup reads its new chain neither before (it contributed
                 // nothing) nor after on its own (every chain of the batch in one statement).
                 let perTwenty = waits[1] - waits[0]
-                #expect(perTwenty <= 20, "\(waits) waits for 10 and 30 notifications")
+                // Slack for a batch's own waits, as above (21 seen under load).
+                #expect(perTwenty <= 24, "\(waits) waits for 10 and 30 notifications")
                 #expect(perTwenty >= 10, "\(waits): the source marks need about one per notification")
             }
         }
