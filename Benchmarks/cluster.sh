@@ -34,6 +34,7 @@ SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
 # shellcheck source=/dev/null
 . "$SHARED_BENCH/lib.sh"   # log, die, stop_pid, wait_quiet, wait_port, free_port, ensure_venv
+ensure_venv   # VENV_PY exists only once this has run (a fresh clone has no venv yet)
 "$VENV_PY" -c 'import cryptography' 2>/dev/null \
     || "$VENV_PY" -m pip install -q --disable-pip-version-check cryptography >&2 || die "pip install cryptography failed"
 # shellcheck source=Benchmarks/bench-common.sh
@@ -54,7 +55,6 @@ DATA="$ROOT/.build-release/bench-data"
 command -v wrk >/dev/null || { log "installing wrk"; apt_install wrk; }
 install_missing haproxy
 build_products entitlementd apple-fake entitlementd-load
-ensure_venv
 "$VENV_PY" -c 'import sys; sys.path.insert(0, "Benchmarks"); import bench_protos; bench_protos.load(__import__("pathlib").Path(sys.argv[1]))' \
     "$DATA/cluster/stubs" || die "protoc failed"
 if [ "$(wc -l 2>/dev/null <"$DATA/notifications/v1.jsonl" || echo 0)" -lt 60000 ]; then
