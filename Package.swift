@@ -158,7 +158,8 @@ let package = Package(
         // Test-only: what more than one test target needs (the one `eventually`, a manual clock,
         // temporary directories, the store suites' facts). Used by test targets only, never by
         // a product (Scripts/lib/check-imports.py refuses an import of it anywhere else).
-        .target(name: "TestSupport", dependencies: ["EntitlementPorts", "Entitlements"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["EntitlementPorts", "Entitlements", "SeededRandom"],
+                path: "Tests/TestSupport"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),

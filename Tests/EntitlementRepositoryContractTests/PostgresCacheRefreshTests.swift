@@ -1,7 +1,6 @@
 import EntitlementPorts
 import Entitlements
 import PostgreSQLStore
-import SeededRandom
 import StorageCore
 import Testing
 import TestSupport
@@ -12,50 +11,8 @@ import TestSupport
 /// database holds, on every replica, whatever the writes did.
 @Suite(.enabled(if: PostgresTestServer.url != nil, "ENTITLEMENTD_TEST_POSTGRES_URL is not set"))
 struct PostgresCacheRefreshTests {
-    private static let users = ["ann", "bo", "cy", "zo\u{EB}", "zoe\u{308}"]
-
-    /// One round of random writes: receipts (new chains, renewals, cancellations, chains moving
-    /// between users) and notifications; the users who sent receipts.
-    private struct Rounds {
-        var random: SplitMix64
-        var nextTransaction = 1_000
-
-        mutating func transaction(chain: Int) -> Transaction {
-            nextTransaction += 1
-            let purchasedAt = 1_700_000_000_000 + Int64(random.below(90)) * 86_400_000
-            let cancelled: Int64? = random.below(6) == 0 ? purchasedAt + 3_600_000 : nil
-            return Fixture.subscription(String(nextTransaction), chain: "c\(chain)", purchasedAt: purchasedAt,
-                                        cancelledAt: cancelled)
-        }
-
-        mutating func next(_ round: Int) -> (receipts: [FactsWrite], notifications: [NotificationWrite]) {
-            var receipts: [FactsWrite] = []
-            var notifications: [NotificationWrite] = []
-            for _ in 0..<(1 + random.below(4)) {
-                let chains = (0..<(1 + random.below(2))).map { _ in random.below(8) }
-                var transactions: [Transaction] = []
-                for chain in chains {
-                    transactions += (0..<(1 + random.below(2))).map { _ in transaction(chain: chain) }
-                }
-                let renewals = chains.filter { _ in random.below(2) == 0 }.map {
-                    RenewalInfo(originalTransactionID: "c\($0)", autoRenewStatus: random.below(2) == 0,
-                                signedDateMs: Int64(round * 10 + random.below(10)))
-                }
-                if random.below(4) == 0 {
-                    notifications.append(Fixture.notification("n\(round)-\(notifications.count)",
-                                                              transactions: transactions, renewals: renewals))
-                } else {
-                    receipts.append(Fixture.receipt(users[random.below(users.count)], transactions,
-                                                    renewals: renewals))
-                }
-            }
-            return (receipts, notifications)
-        }
-    }
-
     /// Sends the writes at once, so they share batches.
-    private func send(_ writes: (receipts: [FactsWrite], notifications: [NotificationWrite]),
-                      to stores: [PostgresEntitlementStore]) async throws {
+    private func send(_ writes: RandomWrites.Round, to stores: [PostgresEntitlementStore]) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, receipt) in writes.receipts.enumerated() {
                 group.addTask { _ = try await stores[index % stores.count].write(receipt) }
@@ -75,7 +32,7 @@ struct PostgresCacheRefreshTests {
                                                              configuration: .init(factsCacheCapacity: 0))
             database.start()
             try await withStarted(store) { store in
-                var rounds = Rounds(random: SplitMix64(seed: 21))
+                var rounds = RandomWrites(seed: 21, chains: 8, maxChainsPerWrite: 2, maxTransactionsPerChain: 2)
                 for round in 0..<30 {
                     let writes = rounds.next(round)
                     try await send(writes, to: [store])
@@ -85,7 +42,7 @@ struct PostgresCacheRefreshTests {
                             return
                         }
                     }
-                    for user in Self.users {
+                    for user in RandomWrites.users {
                         #expect(try store.facts(userID: user) == database.facts(userID: user), "round \(round)")
                     }
                 }
@@ -106,11 +63,11 @@ struct PostgresCacheRefreshTests {
             a.start()
             b.start()
             database.start()
-            var rounds = Rounds(random: SplitMix64(seed: 22))
+            var rounds = RandomWrites(seed: 22, chains: 8, maxChainsPerWrite: 2, maxTransactionsPerChain: 2)
             do {
                 for round in 0..<30 {
                     try await send(rounds.next(round), to: [a, b])
-                    for user in Self.users {
+                    for user in RandomWrites.users {
                         let stored = try database.facts(userID: user)
                         try await eventually("round \(round): both replicas agree on \(user)", within: .seconds(10)) {
                             try a.facts(userID: user) == stored && b.facts(userID: user) == stored
@@ -128,9 +85,4 @@ struct PostgresCacheRefreshTests {
             await database.close()
         }
     }
-}
-
-extension SplitMix64 {
-    /// A number in `0..<bound`.
-    fileprivate mutating func below(_ bound: Int) -> Int { Int(next(upperBound: UInt64(bound))) }
 }

@@ -1,6 +1,5 @@
 import EntitlementPorts
 import Entitlements
-import SeededRandom
 import SQLite
 @testable import SQLiteStore
 @testable import StorageCore
@@ -27,40 +26,13 @@ final class WriterCacheRefreshTests: StoreTestCase {
         let store = try openStore()
         let observer = try Connection(path: databasePath)
         defer { observer.close() }
-        let users = ["ann", "bo", "cy", "zo\u{EB}", "zoe\u{308}"]
-        var random = SplitMix64(seed: 14)
-        var nextTransaction = 1_000
-        func transaction(chain: Int) -> Transaction {
-            nextTransaction += 1
-            let purchasedAt = 1_700_000_000_000 + Int64(random.below(90)) * 86_400_000
-            let cancelled: Int64? = random.below(6) == 0 ? purchasedAt + 3_600_000 : nil
-            return Fixture.subscription(String(nextTransaction), chain: "c\(chain)",
-                                        product: random.below(3) == 0 ? "com.example.yearly" : "com.example.monthly",
-                                        purchasedAt: purchasedAt, cancelledAt: cancelled)
-        }
+        var rounds = RandomWrites(seed: 14, chains: 12, maxChainsPerWrite: 3, maxTransactionsPerChain: 3,
+                                  products: ["com.example.monthly", "com.example.yearly"])
         var writers = Set<[UInt8]>()  // by bytes: a Set<String> merges the equivalent pair
         for round in 0..<60 {
-            var receipts: [FactsWrite] = []
-            var notifications: [NotificationWrite] = []
-            for _ in 0..<(1 + random.below(4)) {
-                let chains = (0..<(1 + random.below(3))).map { _ in random.below(12) }
-                var transactions: [Transaction] = []
-                for chain in chains {
-                    transactions += (0..<(1 + random.below(3))).map { _ in transaction(chain: chain) }
-                }
-                let renewals = chains.filter { _ in random.below(2) == 0 }.map {
-                    RenewalInfo(originalTransactionID: "c\($0)", autoRenewStatus: random.below(2) == 0,
-                                signedDateMs: Int64(round * 10 + random.below(10)))
-                }
-                if random.below(4) == 0 {
-                    notifications.append(Fixture.notification("n\(round)-\(notifications.count)",
-                                                              transactions: transactions, renewals: renewals))
-                } else {
-                    let user = users[random.below(users.count)]
-                    writers.insert(Array(user.utf8))
-                    receipts.append(Fixture.receipt(user, transactions, renewals: renewals))
-                }
-            }
+            let writes = rounds.next(round)
+            let (receipts, notifications) = (writes.receipts, writes.notifications)
+            writers.formUnion(receipts.map { Array($0.userID.utf8) })
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for receipt in receipts { group.addTask { _ = try await store.write(receipt) } }
                 for notification in notifications { group.addTask { _ = try await store.apply(notification) } }
@@ -71,12 +43,12 @@ final class WriterCacheRefreshTests: StoreTestCase {
                     return XCTFail("round \(round): \(user.unicodeScalars.map(\.value)) not cached after its write")
                 }
             }
-            for user in users {
+            for user in RandomWrites.users {
                 XCTAssertEqual(try store.facts(userID: user), try freshRead(user, on: observer),
                                "round \(round), user \(user.unicodeScalars.map(\.value))")
             }
         }
-        XCTAssertEqual(writers.count, users.count, "every user wrote")
+        XCTAssertEqual(writers.count, RandomWrites.users.count, "every user wrote")
         await store.close()
     }
 
@@ -94,9 +66,4 @@ final class WriterCacheRefreshTests: StoreTestCase {
         XCTAssertEqual(transactionIDs(try store.facts(userID: "bo")), ["2", "4"])
         await store.close()
     }
-}
-
-extension SplitMix64 {
-    /// A number in 0..<bound, for the table's small choices.
-    fileprivate mutating func below(_ bound: Int) -> Int { Int(next(upperBound: UInt64(bound))) }
 }
