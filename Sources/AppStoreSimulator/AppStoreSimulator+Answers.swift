@@ -20,6 +20,17 @@ extension AppStoreSimulator {
         }
     }
 
+    /// Registers a control whose request is one id, read from `field`, and nothing else.
+    func control(
+        _ router: inout HTTPRouter, _ name: String, id field: String,
+        _ change: @escaping @Sendable (inout Simulation, String) throws(SimulatorError) -> Simulation.Outcome
+    ) {
+        control(&router, name) { (request: ControlRequest) throws(SimulatorError) -> Action in
+            let id = try request.requiredString(field)
+            return { (simulation: inout Simulation) throws(SimulatorError) in try change(&simulation, id) }
+        }
+    }
+
     /// Responds with `body()` as JSON, or with the error's status and message.
     func answer(_ writer: any HTTPResponseWriter, _ body: () throws(SimulatorError) -> [String: Any]) {
         do {

@@ -78,11 +78,8 @@ extension AppStoreSimulator {
                 environment: environment)
             return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.purchase(purchase) }
         }
-        control(&router, "renew") { (request: ControlRequest) throws(SimulatorError) -> Action in
-            let id = try request.requiredString("original_transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in
-                try simulation.renew(originalTransactionID: id)
-            }
+        control(&router, "renew", id: "original_transaction_id") { simulation, id throws(SimulatorError) in
+            try simulation.renew(originalTransactionID: id)
         }
         control(&router, "fail-billing") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")
@@ -92,11 +89,8 @@ extension AppStoreSimulator {
                 try simulation.failBilling(originalTransactionID: id, graceMs: grace, deferred: deferred)
             }
         }
-        control(&router, "recover") { (request: ControlRequest) throws(SimulatorError) -> Action in
-            let id = try request.requiredString("original_transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in
-                try simulation.recoverBilling(originalTransactionID: id)
-            }
+        control(&router, "recover", id: "original_transaction_id") { simulation, id throws(SimulatorError) in
+            try simulation.recoverBilling(originalTransactionID: id)
         }
         control(&router, "auto-renew") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")
@@ -115,9 +109,8 @@ extension AppStoreSimulator {
                 try simulation.changeProduct(originalTransactionID: id, to: product, downgrade: downgrade)
             }
         }
-        control(&router, "refund") { (request: ControlRequest) throws(SimulatorError) -> Action in
-            let id = try request.requiredString("transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in try simulation.refund(transactionID: id) }
+        control(&router, "refund", id: "transaction_id") { simulation, id throws(SimulatorError) in
+            try simulation.refund(transactionID: id)
         }
         // {"transaction_id", "reason": Apple's consumptionRequestReason, "ago": "13h"}.
         control(&router, "refund-request") { (request: ControlRequest) throws(SimulatorError) -> Action in
@@ -128,17 +121,11 @@ extension AppStoreSimulator {
                 try simulation.requestRefund(transactionID: id, reason: reason, agoMs: ago)
             }
         }
-        control(&router, "decline-refund") { (request: ControlRequest) throws(SimulatorError) -> Action in
-            let id = try request.requiredString("transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in
-                try simulation.declineRefund(transactionID: id)
-            }
+        control(&router, "decline-refund", id: "transaction_id") { simulation, id throws(SimulatorError) in
+            try simulation.declineRefund(transactionID: id)
         }
-        control(&router, "reverse-refund") { (request: ControlRequest) throws(SimulatorError) -> Action in
-            let id = try request.requiredString("transaction_id")
-            return { (simulation: inout Simulation) throws(SimulatorError) in
-                try simulation.reverseRefund(transactionID: id)
-            }
+        control(&router, "reverse-refund", id: "transaction_id") { simulation, id throws(SimulatorError) in
+            try simulation.reverseRefund(transactionID: id)
         }
         control(&router, "expire") { (request: ControlRequest) throws(SimulatorError) -> Action in
             let id = try request.requiredString("original_transaction_id")

@@ -52,14 +52,6 @@ public struct ConsolePageRequest: Sendable {
     /// The session's CSRF token, for forms the page renders (``ConsoleViews/csrfField(_:)``).
     public var csrfToken: String
     public var http: HTTPRequest
-
-    /// Public so a page's own tests can render it without a console around it.
-    public init(principal: Principal, query: FormFields, csrfToken: String, http: HTTPRequest) {
-        self.principal = principal
-        self.query = query
-        self.csrfToken = csrfToken
-        self.http = http
-    }
 }
 
 /// What a page answers: a page in the layout, or a response of its own (a CSV download).
