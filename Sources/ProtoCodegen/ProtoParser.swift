@@ -57,6 +57,8 @@ public struct ProtoParser {
             case .word("enum"): enums.append(try enumeration())
             case .word("service"): try service()
             case .symbol(";"): position += 1
+            case .word(let word) where Self.unsupported[word] != nil:
+                throw error(at: token.line, Self.unsupported[word] ?? word)
             default: throw unexpected(token, "expected package, message, enum or service")
             }
         }
