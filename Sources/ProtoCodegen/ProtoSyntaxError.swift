@@ -10,11 +10,5 @@ public struct ProtoSyntaxError: Error, Sendable, Equatable, CustomStringConverti
     /// What is wrong and what to write instead.
     public var message: String
 
-    public init(file: String, line: Int, message: String) {
-        self.file = file
-        self.line = line
-        self.message = message
-    }
-
     public var description: String { "\(file):\(line): error: \(message)" }
 }

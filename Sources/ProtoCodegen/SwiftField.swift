@@ -8,13 +8,10 @@ struct SwiftField {
     var number: Int
     /// The property name, backquoted if it is a keyword.
     var property: String
-    var type: String
-    var defaultValue: String
-    var wireType: String
-    /// Statements under `case (number, .wireType):` in the decoder.
-    var decode: [String]
-    /// Statements in `encode(to:)`.
-    var encode: [String]
+    /// The Swift type, its proto3 default, and the ``ProtobufWireType`` case it travels as.
+    var type, defaultValue, wireType: String
+    /// Statements under `case (number, .wireType):` in the decoder, and in `encode(to:)`.
+    var decode, encode: [String]
     var doc: [String]
 
     /// Resolves `field` declared in the messages `scope` of `file`, whose Swift types live in

@@ -86,7 +86,11 @@ struct ProtoParserTests {
     }
 
     @Test func errorsReadLikeCompilerDiagnostics() {
-        let error = ProtoSyntaxError(file: "Protos/x.proto", line: 7, message: "oneof is not supported")
-        #expect("\(error)" == "Protos/x.proto:7: error: oneof is not supported")
+        let text = "syntax = \"proto3\";\npackage p;\nmessage M {\n  oneof o {}\n}"
+        #expect {
+            try ProtoParser.parse(text, file: "Protos/x.proto")
+        } throws: { error in
+            "\(error)".hasPrefix("Protos/x.proto:4: error: 'oneof' is not supported")
+        }
     }
 }
