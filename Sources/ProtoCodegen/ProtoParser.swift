@@ -122,7 +122,7 @@ public struct ProtoParser {
         }
     }
 
-    /// Enum values numbered 0, 1, 2... in order: ``ProtobufNamedEnum``'s name table is indexed
+    /// Enum values numbered 0, 1, 2... in order: `ProtobufNamedEnum`'s name table is indexed
     /// by number, and proto3 requires the first value to be 0 anyway.
     private mutating func enumeration() throws -> ProtoEnum {
         let line = try expect(word: "enum")

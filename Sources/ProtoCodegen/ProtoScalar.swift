@@ -1,4 +1,4 @@
-/// A proto scalar type as Swift holds it and as ``ProtobufReader`` and ``ProtobufWriter``
+/// A proto scalar type as Swift holds it and as `ProtobufReader` and `ProtobufWriter`
 /// (module ProtobufWire) move it: the generated codec calls these typed methods directly.
 struct ProtoScalar {
     var swiftType: String

@@ -1,5 +1,5 @@
 /// Writes the Swift for parsed .proto files: one source per file, messages as
-/// ``ProtobufMessage`` structs and enums as open ``ProtobufNamedEnum`` structs.
+/// `ProtobufMessage` structs and enums as open `ProtobufNamedEnum` structs.
 ///
 /// A package becomes a namespace (`entitlement.v1` -> `enum EntitlementV1`), as protoc-gen-swift
 /// prefixes its types: the wire shapes then never take the plain names (`Entitlement`,

@@ -1,6 +1,6 @@
 /// One field as the generated struct declares, decodes and encodes it.
 ///
-/// Each kind of field pairs a ``ProtobufReader`` read with the ``ProtobufWriter`` write of the
+/// Each kind of field pairs a `ProtobufReader` read with the `ProtobufWriter` write of the
 /// same wire type, in the direct style hand-written codecs use (a `switch` on number and wire
 /// type, typed calls): no per-field closures or key paths, so CheckEntitlement's messages cost
 /// what they cost when they were written by hand.
@@ -8,7 +8,7 @@ struct SwiftField {
     var number: Int
     /// The property name, backquoted if it is a keyword.
     var property: String
-    /// The Swift type, its proto3 default, and the ``ProtobufWireType`` case it travels as.
+    /// The Swift type, its proto3 default, and the `ProtobufWireType` case it travels as.
     var type, defaultValue, wireType: String
     /// Statements under `case (number, .wireType):` in the decoder, and in `encode(to:)`.
     var decode, encode: [String]
