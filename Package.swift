@@ -44,6 +44,11 @@ let package = Package(
         .target(name: "ErrorCodes"),
 
         .target(name: "ProtobufWire", dependencies: ["ErrorCodes"]),
+        // The .proto -> Swift generator (a strict proto3-subset parser and the emitter), the
+        // host tool that runs it, and the build-tool plugin that runs the tool for a target.
+        .target(name: "ProtoCodegen"),
+        .executableTarget(name: "proto-codegen", dependencies: ["ProtoCodegen"]),
+        .plugin(name: "ProtoCodegenPlugin", capability: .buildTool(), dependencies: ["proto-codegen"]),
         .target(name: "HTTPCore", swiftSettings: loopConfined),
         .target(name: "HTTP2", dependencies: ["CNGHTTP2", "HTTPCore"], swiftSettings: loopConfined),
         .target(name: "HTTP1", dependencies: ["CHTTPParser", "HTTPCore"], swiftSettings: loopConfined),
@@ -62,7 +67,8 @@ let package = Package(
 
         // The domain and the service.
         .target(name: "Entitlements", dependencies: ["ErrorCodes"]),
-        .target(name: "EntitlementAPI", dependencies: ["ProtobufWire"]),
+        // Its messages and enums are generated from Protos/ (the files its protos.txt lists) at build time.
+        .target(name: "EntitlementAPI", dependencies: ["ProtobufWire"], plugins: ["ProtoCodegenPlugin"]),
         .target(name: "AppStore", dependencies: ["Entitlements", "ErrorCodes"]),
         .target(name: "JWS", dependencies: ["COpenSSL", "ErrorCodes"]),
         // The App Store Server API client: JWT signing, the endpoints, paging, retries, rate.
@@ -129,7 +135,8 @@ let package = Package(
         // dependency of entitlementd, never built by Scripts/run nor shipped by Deploy/
         // (Scripts/lib/test-production-binary.sh checks the binary).
         .target(name: "EntitlementTesting",
-                dependencies: ["EntitlementService", "EntitlementPorts", "Entitlements", "RPCCore", "ProtobufWire"]),
+                dependencies: ["EntitlementService", "EntitlementPorts", "Entitlements", "RPCCore", "ProtobufWire"],
+                plugins: ["ProtoCodegenPlugin"]),
         .executableTarget(name: "entitlementd-testing",
                           dependencies: ["EntitlementDaemon", "EntitlementTesting", "Webhooks"]),
 
@@ -162,6 +169,7 @@ let package = Package(
                 path: "Tests/TestSupport"),
 
         .testTarget(name: "ProtobufWireTests", dependencies: ["ProtobufWire"]),
+        .testTarget(name: "ProtoCodegenTests", dependencies: ["ProtoCodegen"]),
         .testTarget(name: "EntitlementAPITests", dependencies: ["EntitlementAPI", "ProtobufWire"]),
         .testTarget(name: "RPCCoreTests",
                     dependencies: ["RPCCore", "HTTPCore", "ProtobufWire", "SeededRandom", "TestSupport"]),

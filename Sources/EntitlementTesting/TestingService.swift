@@ -16,16 +16,18 @@ public struct TestingService: Sendable {
 
     public func register(into router: inout RPCRouter) {
         router.register("/entitlementd.testing.v1.Testing/Sleep") {
-            (request: TestingV1.SleepRequest, _: RPCContext) async throws -> TestingV1.SleepResponse in
+            (request: EntitlementdTestingV1.SleepRequest, _: RPCContext) async throws
+                -> EntitlementdTestingV1.SleepResponse in
             try await Task.sleep(for: .milliseconds(Int64(max(0, request.milliseconds))))
-            return TestingV1.SleepResponse()
+            return EntitlementdTestingV1.SleepResponse()
         }
         router.register("/entitlementd.testing.v1.Testing/Seed") {
-            (request: TestingV1.SeedRequest, _: RPCContext) async throws -> TestingV1.SeedResponse in
+            (request: EntitlementdTestingV1.SeedRequest, _: RPCContext) async throws
+                -> EntitlementdTestingV1.SeedResponse in
             guard !request.userID.isEmpty else { throw RPCError(.invalidArgument, "user_id is required") }
             let write = try SeedFacts.parse(request.factsJSON, userID: request.userID)
             let outcome = try await withStoreErrors { try await repository.write(write) }
-            return TestingV1.SeedResponse(newTransactions: Int32(outcome.newTransactions))
+            return EntitlementdTestingV1.SeedResponse(newTransactions: Int32(outcome.newTransactions))
         }
     }
 }

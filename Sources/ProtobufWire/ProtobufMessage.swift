@@ -1,8 +1,9 @@
 /// A message that encodes to and decodes from the protobuf binary wire format.
 ///
-/// Conformers are plain value types written by hand against ``ProtobufWriter`` and
-/// ``ProtobufReader``; there is no reflection or descriptor, which keeps the codec small and the
-/// hot path free of dynamic dispatch beyond the one `encode(to:)` call per message.
+/// Conformers are plain value types coded directly against ``ProtobufWriter`` and
+/// ``ProtobufReader`` (the API's are generated from Protos/ by proto-codegen, docs/api.md); there
+/// is no reflection or descriptor, which keeps the codec small and the hot path free of dynamic
+/// dispatch beyond the one `encode(to:)` call per message.
 public protocol ProtobufMessage: Sendable, Equatable {
     /// The message with every field at its proto3 default; encodes to zero bytes.
     init()

@@ -41,13 +41,14 @@ final class EnumNameTests: XCTestCase {
         try assertNames(EntitlementV1.EventSource.self, "EventSource", in: entitlement)
         try assertNames(EntitlementV1.EventType.self, "EventType", in: entitlement)
         try assertNames(EntitlementV1.ProductType.self, "ProductType", in: entitlement)
-        try assertNames(GRPCHealthV1.ServingStatus.self, "ServingStatus", in: "grpc/health/v1/health.proto")
+        try assertNames(GRPCHealthV1.HealthCheckResponse.ServingStatus.self, "ServingStatus",
+                        in: "grpc/health/v1/health.proto")
     }
 
     /// A number this build does not know is named by its type and number, never as a known value.
     func testUnknownNumbersNameTheirType() {
         XCTAssertEqual("\(EntitlementV1.EventType(rawValue: 20))", "EventType(20)")
         XCTAssertEqual("\(EntitlementV1.EventSource(rawValue: -1))", "EventSource(-1)")
-        XCTAssertEqual("\(GRPCHealthV1.ServingStatus(rawValue: 4))", "ServingStatus(4)")
+        XCTAssertEqual("\(GRPCHealthV1.HealthCheckResponse.ServingStatus(rawValue: 4))", "ServingStatus(4)")
     }
 }
