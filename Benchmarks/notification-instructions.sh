@@ -71,8 +71,9 @@ for bin in "$@"; do
     profile=$(ls "$work"/run/callgrind.out.* | head -1)
     total=$(awk '/^totals:/ { print $2; exit }' "$profile")
     per() { awk -v n="$1" -v c="$COUNT" 'BEGIN { printf "%.2f", n / c }'; }
-    echo "$bin: $(awk -v t="$total" -v c="$COUNT" 'BEGIN { printf "%.0f", t / c }') instructions per V2 notification" \
-         "($COUNT after $WARM, $CONNECTIONS connection(s)); per notification: EVP_DigestVerify" \
-         "$(per "$(calls "$profile" EVP_DigestVerify)"), X509_verify_cert $(per "$(calls "$profile" X509_verify_cert)")," \
+    echo "$bin: $(awk -v t="$total" -v c="$COUNT" 'BEGIN { printf "%.0f", t / c }')" \
+         "instructions per V2 notification ($COUNT after $WARM, $CONNECTIONS connection(s)); per notification:" \
+         "EVP_DigestVerify $(per "$(calls "$profile" EVP_DigestVerify)")," \
+         "X509_verify_cert $(per "$(calls "$profile" X509_verify_cert)")," \
          "fdatasync $(per "$(calls "$profile" fdatasync)")"
 done
