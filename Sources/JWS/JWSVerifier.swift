@@ -29,6 +29,11 @@ public struct JWSVerifier: Sendable {
         (cache?.count ?? 0, cache?.headerCount ?? 0)
     }
 
+    /// How many headers were decoded and checked, and how many x5c chains verified, in full
+    /// (nil without a cache, where every token pays both): the count that shows whether a
+    /// stream of tokens from one leaf really skips the chain's P-384 signatures after the first.
+    public var fullChecks: (headers: Int, chains: Int)? { cache?.fullChecks }
+
     /// Verifies `compact` as of `unixMs` (Unix time in milliseconds) and returns its payload.
     public func verify(_ compact: String, at unixMs: Int64) throws(JWSError) -> VerifiedJWS {
         let (jws, known) = try split(compact)

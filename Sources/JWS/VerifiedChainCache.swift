@@ -66,6 +66,9 @@ final class VerifiedChainCache: Sendable {
     private let capacity: Int
     private let chains = Mutex<[Key: VerifiedChain]>([:])
     private let headers = Mutex<[HeaderText: KnownHeader]>([:])
+    /// Counted on the insert paths only, which run after a miss: a hit pays nothing for them.
+    private let headerChecks = Atomic<Int>(0)
+    private let chainVerifications = Atomic<Int>(0)
 
     init(capacity: Int) { self.capacity = capacity }
 
@@ -74,6 +77,7 @@ final class VerifiedChainCache: Sendable {
     }
 
     func insert(_ chain: VerifiedChain, for key: Key) {
+        chainVerifications.add(1, ordering: .relaxed)
         chains.withLock { Self.insert(chain, for: key, into: &$0, capacity: capacity) }
     }
 
@@ -83,6 +87,7 @@ final class VerifiedChainCache: Sendable {
 
     /// Remembers a header whose checks and chain all passed; the slice keeps its token's bytes.
     func insert(_ known: KnownHeader, for text: ArraySlice<UInt8>) {
+        headerChecks.add(1, ordering: .relaxed)
         headers.withLock { Self.insert(known, for: HeaderText(bytes: text), into: &$0, capacity: capacity) }
     }
 
@@ -94,4 +99,8 @@ final class VerifiedChainCache: Sendable {
 
     var count: Int { chains.withLock { $0.count } }
     var headerCount: Int { headers.withLock { $0.count } }
+    /// Headers decoded and checked in full, and chains verified in full, since the start.
+    var fullChecks: (headers: Int, chains: Int) {
+        (headerChecks.load(ordering: .relaxed), chainVerifications.load(ordering: .relaxed))
+    }
 }

@@ -13,6 +13,7 @@ final class IngestorHarness: Sendable {
 
     let notifications: AppleNotifications
     let repository: any EntitlementRepository
+    let verifier: JWSVerifier
     let ingestor: NotificationIngestor
     private let observed = LabelLog()
 
@@ -21,7 +22,7 @@ final class IngestorHarness: Sendable {
         notifications = try AppleNotifications()
         let repository = repository ?? InMemoryEntitlementStore(transferPolicy: transferPolicy, clock: Harness.clock)
         self.repository = repository
-        let verifier = JWSVerifier(trustedRoots: try TrustedRoots(pem: notifications.authority.rootPEM))
+        verifier = JWSVerifier(trustedRoots: try TrustedRoots(pem: notifications.authority.rootPEM))
         ingestor = NotificationIngestor(
             configuration: .init(sharedSecret: sharedSecret, bundleID: AppleNotifications.bundleID),
             verifier: verifier, repository: repository, logger: Logger(minimumLevel: .error, sink: { _ in }),

@@ -95,6 +95,9 @@ final class HeaderCacheTests: XCTestCase {
         XCTAssertNoThrow(try verifier.verify(withKeyID, at: PKIFixture.nowMs))
         XCTAssertEqual(verifier.cachedEntries.headers, 2)
         XCTAssertEqual(verifier.cachedEntries.chains, 1)
+        XCTAssertEqual(verifier.fullChecks?.headers, 2, "the good header and the one with a key id")
+        XCTAssertEqual(verifier.fullChecks?.chains, 1, "the second header found the chain verified")
+        XCTAssertNil(uncached.fullChecks)
     }
 
     func testRefusedHeadersAreNotRemembered() throws {
