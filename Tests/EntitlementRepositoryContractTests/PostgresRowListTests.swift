@@ -37,6 +37,32 @@ struct PostgresRowListTests {
         }
     }
 
+    /// The plan PostgreSQL keeps for the statement (a generic one, made on empty tables as on a
+    /// fresh database) looks each event's transaction up by index, never by a sequential scan.
+    @Test func theHistoryListInsertLooksTransactionsUpByIndexInItsGenericPlan() async throws {
+        let rewritten = Placeholders.rewrite(RowListSQL.insertHistoryEvents)
+        let types = Array(repeating: "text", count: rewritten.parameterCount).joined(separator: ", ")
+        let arguments = ["'{a}'", "'{1}'", "'{1}'", "'{1}'", "'{p}'", "'{t}'", "'{o}'", "'{1}'", "'{1}'", "'{1}'",
+                         "'{n}'"]
+        try await PostgresTestServer.withDatabase { url in
+            let plan = try await PostgresTestServer.offPool {
+                let db = try PostgreSQL.Connection(url: url)
+                defer { db.close() }
+                try PostgresMigrator.migrate(db, nowMs: 1)
+                try db.execute("SET plan_cache_mode = force_generic_plan")
+                try db.execute("PREPARE list_insert (\(types)) AS \(rewritten.sql)")
+                let explain = try db.prepare("EXPLAIN EXECUTE list_insert (\(arguments.joined(separator: ", ")))")
+                defer { explain.reset() }
+                var lines: [String] = []
+                while try explain.step() { lines.append(explain.string(at: 0)) }
+                return lines.joined(separator: "\n")
+            }
+            #expect(rewritten.parameterCount == arguments.count)
+            #expect(plan.contains("Index Scan using transactions_transaction_id_key"), "\(plan)")
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
+
     @Test func aListInsertCountsOnlyTheEventsItStored() async throws {
         let events = ["a", "b", "a", "c"].map { name in
             HistoryEvent(eventID: "v1:\(name)", kind: .purchase, occurredAtMs: 5, productID: "pro",
