@@ -35,6 +35,13 @@ extension FactsRecorder {
         return true
     }
 
+    /// Before a statement that reads history events but no transactions (a pending event's check
+    /// against history): sends the kept rows only when events are among them, so a notification's
+    /// transactions still go in one insert while its events wait for an owner.
+    func flushEventList() throws {
+        if !rowLists.events.isEmpty { try flushRowLists() }
+    }
+
     /// Sends the kept transactions, then the kept events (which look their transactions up), as
     /// deferred statements; an event the insert added joins the write's ``Tally`` when its result
     /// is read, as ``insertDeferred(_:userRow:target:)`` counts one.
