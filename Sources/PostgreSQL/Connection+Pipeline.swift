@@ -20,8 +20,6 @@ extension Connection {
     struct Deferred {
         let sql: String
         let changed: ((Int) -> Void)?
-        /// Gets the first column of the rows a statement returns (``executeDeferred(_:returning:)``).
-        var returned: (([String]) -> Void)? = nil
         /// A query sent by ``prefetch(_:)``, with the run it belongs to: its rows go to it.
         var query: (statement: Statement, run: Int)?
     }
@@ -59,36 +57,6 @@ extension Connection {
         defer { statement.reset() }
         try send(statement, name: name)
         deferred.append(Deferred(sql: statement.sql, changed: changed))
-    }
-
-    /// ``executeDeferred(_:then:)`` for a statement returning one text column: `returned` gets
-    /// its values when the result is read (the rows are not kept in the statement, which may be
-    /// bound again before then).
-    public func executeDeferred(_ statement: Statement, returning returned: @escaping ([String]) -> Void)
-        throws(PostgreSQLError) {
-        if deferred.isEmpty { try flushDeferred() }
-        guard deferred.isEmpty ? PQtransactionStatus(handle) == PQTRANS_INTRANS : true,
-              let name = statement.preparedName(in: session) else {
-            defer { statement.reset() }
-            var values: [String] = []
-            while try statement.step() { values.append(statement.string(at: 0)) }
-            returned(values)
-            return
-        }
-        defer { statement.reset() }
-        try send(statement, name: name)
-        deferred.append(Deferred(sql: statement.sql, changed: nil, returned: returned))
-    }
-
-    /// The first column of every row of `result`, as text (a text column's binary form is its bytes).
-    private static func firstColumn(of result: OpaquePointer) -> [String] {
-        (0..<PQntuples(result)).map { row in
-            let length = Int(PQgetlength(result, row, 0))
-            guard let value = PQgetvalue(result, row, 0), length > 0 else { return "" }
-            return value.withMemoryRebound(to: UInt8.self, capacity: length) {
-                String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-            }
-        }
     }
 
     private func send(_ statement: Statement, name: String) throws(PostgreSQLError) {
@@ -134,7 +102,6 @@ extension Connection {
                     try check(result, sql: statement.sql)
                     recordChanges(result)
                     statement.changed?(changedRows)
-                    statement.returned?(Self.firstColumn(of: result))
                     if let query = statement.query, query.statement.run == query.run, query.statement.result == nil {
                         kept = query.statement.adopt(result)
                     }

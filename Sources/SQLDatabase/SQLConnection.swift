@@ -64,9 +64,6 @@ public protocol SQLConnection: AnyObject, SendableMetatype {
     /// result together with others' when the connection next needs an answer, or at
     /// ``flushDeferred()``: its failure is then thrown by that later call. SQLite runs it now.
     func executeDeferred(_ statement: Statement, then changed: ((Int) -> Void)?) throws
-    /// ``executeDeferred(_:then:)`` for a statement returning one text column (`RETURNING x`):
-    /// `returned` gets the column's values, in the order the rows came, when its result is read.
-    func executeDeferred(_ statement: Statement, returning returned: @escaping ([String]) -> Void) throws
     /// Reads every deferred statement's result; throws the first failure among them.
     func flushDeferred() throws
     /// Sends `statement`, bound and returning rows, ahead of its first ``SQLStatement/step()``
@@ -79,13 +76,6 @@ extension SQLConnection {
     public func executeDeferred(_ statement: Statement, then changed: ((Int) -> Void)?) throws {
         try statement.execute()
         changed?(changes)
-    }
-
-    public func executeDeferred(_ statement: Statement, returning returned: @escaping ([String]) -> Void) throws {
-        defer { statement.reset() }
-        var values: [String] = []
-        while try statement.step() { values.append(statement.string(at: 0)) }
-        returned(values)
     }
 
     public func flushDeferred() throws {}

@@ -1,14 +1,15 @@
 import Entitlements
 import SQLDatabase
 
-/// A write's new transactions and history events, inserted by one statement per table where the
-/// engine binds lists (``StorageEngine/insertsRowLists``).
+/// A write's new transactions, inserted by one statement where the engine binds lists
+/// (``StorageEngine/insertsRowLists``), and the history events that look them up, sent after it.
 ///
 /// Why: on PostgreSQL every statement costs the server a bind, an executor start and end and a
-/// command tag, and the writer a parameter encoding and a result to read, whatever its rows; a
-/// receipt of 7 new transactions sent 14 inserts for what two statements carry. Rows wait here
-/// only while nothing else the write sends could read them: ``flushRowLists()`` sends them
-/// before any other statement on those tables, after a write's transactions and at its end.
+/// command tag, whatever its rows: 7 transactions took its backend ~87 us as one list insert
+/// against ~118 us as 7 statements (pgbench, pipelined). Events stay one statement each: as one
+/// list insert with its lateral lookups they cost ~1.5x their 7 statements. Rows wait here only
+/// while nothing else the write sends could read them: ``flushRowLists()`` sends them before
+/// any other statement on those tables, after a write's transactions and at its end.
 extension FactsRecorder {
     /// Rows waiting for ``flushRowLists()``: the write in progress's only.
     package struct RowLists {
@@ -25,9 +26,9 @@ extension FactsRecorder {
         return true
     }
 
-    /// Keeps `event` for the write's one history insert where the engine binds lists and the
-    /// event needs nothing else: no pointer known (the insert looks its transaction up) and no
-    /// actor or reason (written by a second statement). False: the caller inserts it alone.
+    /// Keeps `event` until the kept transactions are sent, where the engine binds lists and the
+    /// event needs nothing else: no pointer known (its insert looks its transaction up) and no
+    /// actor or reason (written by a second statement). False: the caller inserts it now.
     func listEvent(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget?) -> Bool {
         guard DB.insertsRowLists, target.map({ !$0.isNamed(by: event) }) ?? true,
               event.actor.isEmpty, event.reason.isEmpty else { return false }
@@ -43,7 +44,7 @@ extension FactsRecorder {
     }
 
     /// Sends the kept transactions, then the kept events (which look their transactions up), as
-    /// deferred statements; an event the insert added joins the write's ``Tally`` when its result
+    /// deferred statements; an event its insert added joins the write's ``Tally`` when its result
     /// is read, as ``insertDeferred(_:userRow:target:)`` counts one.
     package func flushRowLists() throws {
         if !rowLists.transactions.isEmpty {
@@ -69,26 +70,11 @@ extension FactsRecorder {
             DB.bindTextList(rows.map { $0.transaction.declaredProductType?.rawValue }, at: 16, of: insert)
             try db.executeDeferred(insert)
         }
-        guard !rowLists.events.isEmpty else { return }
-        let rows = rowLists.events
+        let events = rowLists.events
         rowLists.events.removeAll(keepingCapacity: true)
-        guard let insert = statements.insertHistoryEventList else { preconditionFailure("no list statements") }
-        DB.bindTextList(rows.map(\.event.eventID), at: 1, of: insert)
-        DB.bindIntegerList(rows.map(\.owner), at: 2, of: insert)
-        DB.bindIntegerList(rows.map { StorageCodes.code($0.event.kind) }, at: 3, of: insert)
-        DB.bindIntegerList(rows.map(\.event.occurredAtMs), at: 4, of: insert)
-        DB.bindTextList(rows.map(\.event.productID), at: 5, of: insert)
-        DB.bindTextList(rows.map(\.event.transactionID), at: 6, of: insert)
-        DB.bindTextList(rows.map(\.event.originalTransactionID), at: 7, of: insert)
-        DB.bindIntegerList(rows.map(\.event.expiresAtMs), at: 8, of: insert)
-        DB.bindIntegerList(rows.map { StorageCodes.code($0.event.environment) }, at: 9, of: insert)
-        DB.bindIntegerList(rows.map { StorageCodes.code($0.event.source) }, at: 10, of: insert)
-        DB.bindTextList(rows.map(\.event.appleNotificationType), at: 11, of: insert)
-        try db.executeDeferred(insert) { [tally] added in
-            // An id listed twice is added once, for its first row, as separate inserts would.
-            var remaining = added.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
-            for (owner, event) in rows where remaining[event.eventID, default: 0] > 0 {
-                remaining[event.eventID]! -= 1
+        for (owner, event) in events {
+            try db.executeDeferred(bindInsert(event, userRow: owner, target: nil)) { [tally] changed in
+                guard changed > 0 else { return }
                 tally.addedEvents.append((owner, event))
                 tally.newEvents += 1
             }
@@ -96,7 +82,7 @@ extension FactsRecorder {
     }
 }
 
-/// The list inserts of ``FactsRecorder/flushRowLists()``: each parameter a list of one column's
+/// The list insert of ``FactsRecorder/flushRowLists()``: each parameter a list of one column's
 /// values (``StorageEngine/bindTextList(_:at:of:)``), unnested together into rows.
 package enum RowListSQL {
     /// ``FactsRecorderSQL/insertTransaction`` for many rows.
@@ -110,33 +96,5 @@ package enum RowListSQL {
             CAST(?5 AS BIGINT[]), CAST(?6 AS BIGINT[]), CAST(?7 AS BIGINT[]), CAST(?8 AS BIGINT[]),
             CAST(?9 AS BIGINT[]), CAST(?10 AS BIGINT[]), CAST(?11 AS BIGINT[]), CAST(?12 AS TEXT[]),
             CAST(?13 AS TEXT[]), CAST(?14 AS TEXT[]), CAST(?15 AS BIGINT[]), CAST(?16 AS TEXT[]))
-        """
-
-    /// ``HistoryEvent/insertHistorySQL`` for many rows, in list order; returns the ids it added.
-    /// The lookup is a lateral subquery kept apart from the join by `OFFSET 0`, as
-    /// ``RollupSQL/chainsTransactions(of:)``'s is: joined, PostgreSQL's generic plan, made while
-    /// the tables were small, hashed a sequential scan of `transactions` (4.5 ms of server CPU per
-    /// receipt on a fresh benchmark database, against an index lookup per event).
-    package static let insertHistoryEvents = """
-        INSERT INTO history_events (
-            event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id,
-            original_transaction_id, expires_at_ms, environment, source, apple_notification_type,
-            transaction_rowid)
-        SELECT v.event_id, v.user_rowid, v.kind, v.occurred_at_ms,
-            CASE WHEN p.id IS NULL THEN v.product_id END, CASE WHEN p.id IS NULL THEN v.transaction_id END,
-            CASE WHEN p.id IS NULL THEN v.original_transaction_id END, v.expires_at_ms, v.environment,
-            v.source, v.apple_notification_type, p.id
-        FROM unnest(CAST(?1 AS TEXT[]), CAST(?2 AS BIGINT[]), CAST(?3 AS BIGINT[]), CAST(?4 AS BIGINT[]),
-            CAST(?5 AS TEXT[]), CAST(?6 AS TEXT[]), CAST(?7 AS TEXT[]), CAST(?8 AS BIGINT[]),
-            CAST(?9 AS BIGINT[]), CAST(?10 AS BIGINT[]), CAST(?11 AS TEXT[])) WITH ORDINALITY
-            AS v(event_id, user_rowid, kind, occurred_at_ms, product_id, transaction_id, original_transaction_id,
-                 expires_at_ms, environment, source, apple_notification_type, n)
-        LEFT JOIN LATERAL (
-            SELECT t.id FROM transactions t JOIN chains c ON c.id = t.chain_rowid
-            WHERE t.transaction_id = v.transaction_id AND t.product_name_rowid = \(ProductNameSQL.row("v.product_id"))
-                AND c.original_transaction_id = v.original_transaction_id OFFSET 0) AS p ON true
-        ORDER BY v.n
-        ON CONFLICT (event_id) DO NOTHING
-        RETURNING event_id
         """
 }

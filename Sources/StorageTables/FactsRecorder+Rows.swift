@@ -216,7 +216,7 @@ extension FactsRecorder {
         try db.executeDeferred(update)
     }
 
-    private func bindInsert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget?) -> DB.Statement {
+    func bindInsert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget?) -> DB.Statement {
         if let target, target.isNamed(by: event) {
             Self.bindPointing(event, owner: userRow, target: target, to: statements.insertPointingHistoryEvent)
             return statements.insertPointingHistoryEvent
