@@ -15,7 +15,9 @@
 # then, on the three replicas, the cross-replica invalidation delay (Benchmarks/
 # invalidation-delay.py: write on replica1, poll replica2) p50/p99 over TRIALS trials.
 # For submit and notify, the CPU per write acknowledged, of the replicas and of PostgreSQL:
-# the figure that load changes least on a shared machine (rates swing with other work).
+# the figure that load changes least on a shared machine (rates swing with other work). notify
+# sends the 60,000 distinct bodies once each, then again: past 5,000/s (over WARMUP+DURATION
+# = 12 s) the rest are duplicates, which write nothing, so its req/s overstates writes.
 #
 #   Benchmarks/cluster.sh
 #
