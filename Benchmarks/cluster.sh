@@ -14,6 +14,10 @@
 #             verification, is what is measured
 # then, on the three replicas, the cross-replica invalidation delay (Benchmarks/
 # invalidation-delay.py: write on replica1, poll replica2) p50/p99 over TRIALS trials.
+# For submit and notify, the CPU per write acknowledged, of the replicas and of PostgreSQL:
+# the figure that load changes least on a shared machine (rates swing with other work). notify
+# sends the 60,000 distinct bodies once each, then again: past 5,000/s (over WARMUP+DURATION
+# = 12 s) the rest are duplicates, which write nothing, so its req/s overstates writes.
 #
 #   Benchmarks/cluster.sh
 #
@@ -117,7 +121,7 @@ start_target() {
     case $1 in
         sqlite1) start_replica "$work/$1.sqlite" ;;
         pg1|pg3)
-            db="bench_${1}_$RANDOM$RANDOM"; databases+=("$db")
+            db="bench_${1}_$RANDOM$RANDOM"; databases+=("$db"); target_db=$db
             psql -w -X -q "$PG_URL" -c "create database $db" || die "create database $db failed"
             for ((k = 0; k < ${1#pg}; k++)); do start_replica "${PG_URL%/*}/$db"; done ;;
         *) die "unknown target $1 (sqlite1, pg1, pg3)" ;;
@@ -148,6 +152,19 @@ cpu_snapshot() {
     for p in "$pm" $(pgrep -P "$pm"); do g=$((g + $(ticks_of "$p"))); done
     echo "$r $h $g"
 }
+# writes_done: the target's writes so far (every receipt and notification marks its source).
+writes_done() {
+    case $target in
+        sqlite1) sqlite3 "$work/sqlite1.sqlite" "select count(*) from processed_sources" ;;
+        *) psql -w -X -q -At "${PG_URL%/*}/$target_db" -c "select count(*) from processed_sources" ;;
+    esac
+}
+# per_write BEFORE AFTER WRITES_BEFORE WRITES_AFTER: "replicas postgres" CPU ms per write.
+per_write() {
+    local b=($1) a=($2)
+    awk -v r=$((a[0] - b[0])) -v g=$((a[2] - b[2])) -v n=$(($4 - $3)) -v hz="$(getconf CLK_TCK)" \
+        'BEGIN{ if (n <= 0) { print "- -"; exit } printf "%.3f %.3f", 1000 * r / hz / n, 1000 * g / hz / n }'
+}
 # cpu_columns BEFORE AFTER SECONDS: "replicas% haproxy% postgres%".
 cpu_columns() {
     local b=($1) a=($2)
@@ -155,7 +172,7 @@ cpu_columns() {
 }
 
 rows=()
-row() { rows+=("$(printf '%-8s %-7s %9s %9s %9s %9s %8s %9s' "$@")"); log "${rows[-1]}"; }
+row() { rows+=("$(printf '%-8s %-7s %9s %9s %9s %9s %8s %9s %9s %9s' "$@")"); log "${rows[-1]}"; }
 ms() { awk -v u="$1" 'BEGIN{printf "%.2f", u/1000}'; }
 
 for target in "${TARGETS[@]}"; do
@@ -180,29 +197,31 @@ for target in "${TARGETS[@]}"; do
 
     # submit: distinct receipts.
     wait_quiet
-    before=$(cpu_snapshot)
+    before=$(cpu_snapshot); writes_before=$(writes_done)
     "$VENV_PY" "$ROOT/Benchmarks/submit_receipt_client.py" "$addr" "$DATA/cluster/stubs" \
         --channels 4 --concurrency 128 --duration "$DURATION" --warmup "$WARMUP" >"$work/client.out" 2>&1 \
         || { cat "$work/client.out" >&2; die "submit client failed on $target"; }
-    after=$(cpu_snapshot)
+    after=$(cpu_snapshot); writes_after=$(writes_done)
     result=$(grep '^RESULT' "$work/client.out") || die "no RESULT from the submit client on $target"
     [ "$(f errors)" = 0 ] && [ "$(f bad)" = 0 ] || die "submit on $target had errors or wrong answers: $result"
     # shellcheck disable=SC2046
     row "$target" submit "$(f rps)" "$(ms "$(f p50_us)")" "$(ms "$(f p99_us)")" \
-        $(cpu_columns "$before" "$after" "$((DURATION + WARMUP))")
+        $(cpu_columns "$before" "$after" "$((DURATION + WARMUP))") \
+        $(per_write "$before" "$after" "$writes_before" "$writes_after")
 
     # notify: V1 notifications, each a durable write.
     wait_quiet
-    before=$(cpu_snapshot)
+    before=$(cpu_snapshot); writes_before=$(writes_done)
     BODIES="$DATA/notifications/v1.jsonl" FIRST=1 wrk -t 1 -c 64 -d "$((WARMUP + DURATION))s" --timeout 30s \
         -s "$ROOT/Benchmarks/notifications.lua" "http://$addr/apple/notifications" >"$work/wrk.out" 2>"$work/wrk.err" \
         || { cat "$work/wrk.out" "$work/wrk.err" >&2; die "wrk failed on $target"; }
-    after=$(cpu_snapshot)
+    after=$(cpu_snapshot); writes_after=$(writes_done)
     result=$(grep '^RESULT' "$work/wrk.out") || { cat "$work/wrk.out" >&2; die "no RESULT from wrk on $target"; }
     [ "$(f non200)" = 0 ] && [ "$(f errors)" = 0 ] || die "notify on $target: $result"
     # shellcheck disable=SC2046
     row "$target" notify "$(f rps)" "$(ms "$(f p50_us)")" "$(ms "$(f p99_us)")" \
-        $(cpu_columns "$before" "$after" "$((DURATION + WARMUP))")
+        $(cpu_columns "$before" "$after" "$((DURATION + WARMUP))") \
+        $(per_write "$before" "$after" "$writes_before" "$writes_after")
 
     if [ "$target" = pg3 ]; then
         log "invalidation delay: write on ${replica_addrs[0]}, read on ${replica_addrs[1]}, $TRIALS trials"
@@ -219,7 +238,9 @@ echo "cluster: sqlite1 = one replica on SQLite; pg1 = one replica on PostgreSQL;
      "$(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores"
 echo "check = CheckEntitlement, entitlementd-load $CHECK (one cached user); submit = SubmitReceipt, new receipt + user per call," \
      "grpc.aio 4 channels, 128 in flight; notify = V1 notifications, wrk -c 64, HTTP/1.1"
-printf '%-8s %-7s %9s %9s %9s %9s %8s %9s\n' target run "req/s" "p50 ms" "p99 ms" replicas haproxy postgres
+printf '%-8s %-7s %9s %9s %9s %9s %8s %9s %9s %9s\n' target run "req/s" "p50 ms" "p99 ms" replicas haproxy postgres \
+    "repl ms/w" "pg ms/w"
 printf '%s\n' "${rows[@]}"
-echo "CPU in % of one core over the run (200% = the machine); the load generator's share is the rest."
+echo "CPU in % of one core over the run (200% = the machine); the load generator's share is the rest." \
+     "ms/w: CPU ms per write acknowledged (replicas, PostgreSQL's processes), writes counted in processed_sources."
 [ -z "${invalidation:-}" ] || echo "$invalidation"

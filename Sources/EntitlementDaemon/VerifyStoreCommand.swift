@@ -14,7 +14,9 @@ enum VerifyStoreCommand {
         usage: entitlementd verify-store --database PATH.sqlite|postgresql://...
 
         Checks a store for damage: on SQLite the file's integrity (PRAGMA integrity_check) and
-        references (foreign_key_check); on both engines the schema version, and that every
+        references (foreign_key_check); on PostgreSQL the references its written tables do not
+        check as rows arrive (rows naming a missing user, chain or product name); on both
+        engines the schema version, and that every
         user's facts record decodes to exactly what the user's transactions and renewal infos
         hold (reads trust the record). Safe on a store a server is using; reads only.
         Exit 0 sound, 1 damage found, 2 bad arguments, 3 cannot open or read the store.

@@ -51,4 +51,30 @@ extension PostgreSQL.Connection: StorageEngine {
     public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {
         statement.bind("{" + rows.lazy.map(String.init).joined(separator: ",") + "}", at: index)
     }
+    public static let insertsRowLists = true
+    /// The array's text form, every element quoted (`{"a","b\"c",NULL}`): a quote or backslash
+    /// in a value is escaped with a backslash, as array_in reads it.
+    public static func bindTextList(_ values: [String?], at index: Int32, of statement: Statement) {
+        var text: [UInt8] = [UInt8(ascii: "{")]
+        for (offset, value) in values.enumerated() {
+            if offset > 0 { text.append(UInt8(ascii: ",")) }
+            guard let value else {
+                text += "NULL".utf8
+                continue
+            }
+            text.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { text.append(UInt8(ascii: "\\")) }
+                text.append(byte)
+            }
+            text.append(UInt8(ascii: "\""))
+        }
+        text.append(UInt8(ascii: "}"))
+        statement.bind(String(decoding: text, as: UTF8.self), at: index)
+    }
+    /// The array's text form, `{1,NULL,3}`.
+    public static func bindIntegerList(_ values: [Int64?], at index: Int32, of statement: Statement) {
+        statement.bind("{" + values.lazy.map { $0.map(String.init) ?? "NULL" }.joined(separator: ",") + "}",
+                       at: index)
+    }
 }

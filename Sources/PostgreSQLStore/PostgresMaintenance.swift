@@ -5,10 +5,11 @@ import StorageCore
 /// `entitlementd verify-store` on a PostgreSQL store. (Backups of PostgreSQL are pg_dump's job:
 /// docs/operations.md gives the recipe; the restore drill runs it.)
 package enum PostgresMaintenance {
-    /// The schema version and the records (``StoreVerifier``). PostgreSQL checks its own pages
-    /// and references as it writes them (checksums, foreign keys on), so there is no
-    /// counterpart to SQLite's integrity_check here; a restore that lost rows shows as records
-    /// that differ from their tables, or as missing data the restore drill compares.
+    /// The schema version, the references the schema does not check as rows are written
+    /// (``PostgresReferences``) and the records (``StoreVerifier``). PostgreSQL checks its own
+    /// pages (checksums), so there is no counterpart to SQLite's integrity_check here; a restore
+    /// that lost rows shows as orphaned references, as records that differ from their tables,
+    /// or as missing data the restore drill compares.
     package static func verify(url: String) throws -> StoreCheck {
         let parsed: ConnectionURL
         do {
@@ -28,6 +29,7 @@ package enum PostgresMaintenance {
             var check = StoreCheck(schemaVersion: version, latestVersion: PostgresMigrator.latestVersion)
             if version == check.latestVersion {
                 try db.transaction(beginning: ["BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"]) {
+                    check.structureProblems += try PostgresReferences.orphans(db)
                     check.records = try StoreVerifier.verifyRecords(db)
                 }
             }

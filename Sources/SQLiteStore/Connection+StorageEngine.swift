@@ -38,4 +38,8 @@ extension Connection: StorageEngine {
     /// No list parameter: a statement per id costs no round trip here.
     public static func rowIDListTable(_ name: String) -> String? { nil }
     public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {}
+    /// A statement per row: each is a few library calls, with no round trip to save.
+    public static let insertsRowLists = false
+    public static func bindTextList(_ values: [String?], at index: Int32, of statement: Statement) {}
+    public static func bindIntegerList(_ values: [Int64?], at index: Int32, of statement: Statement) {}
 }

@@ -56,6 +56,7 @@ extension FactsRecorder {
         _ event: HistoryEvent, into chain: StoredChain, target: HistoryPointerTarget? = nil
     ) throws -> Bool {
         if let ownerRow = chain.ownerRow { return try insert(event, userRow: ownerRow, target: target) }
+        try flushEventList()
         let insert = statements.insertPendingEvent
         Self.bind(event, owner: chain.row, to: insert, pending: true)
         try insert.execute()
@@ -67,6 +68,7 @@ extension FactsRecorder {
     package func insertDeferred(_ event: HistoryEvent, into chain: StoredChain, target: HistoryPointerTarget? = nil)
         throws {
         if let ownerRow = chain.ownerRow { return try insertDeferred(event, userRow: ownerRow, target: target) }
+        try flushEventList()
         let insert = statements.insertPendingEvent
         Self.bind(event, owner: chain.row, to: insert, pending: true)
         try db.executeDeferred(insert) { [tally] changed in

@@ -26,6 +26,7 @@ extension FactsRecorder {
         throws -> () -> NotificationOutcome {
         let tally = Tally()
         self.tally = tally
+        rowLists = RowLists()
         let outcome = try applyFacts(notification, affectedUsers: &affectedUsers)
         return {
             var complete = outcome
@@ -98,6 +99,7 @@ extension FactsRecorder {
             for event in stored.events { try insertDeferred(event, into: chain, target: stored.target) }
             if let confirmation = stored.confirmation { try confirm(confirmation) }
         }
+        try flushRowLists()
         try recordPrices(notification.prices)
         try recordUpgrade(notification, chains: chains, outcome: &outcome)
         for info in notification.renewalInfos {
@@ -106,6 +108,7 @@ extension FactsRecorder {
         for event in notification.events {
             try insertDeferred(event, into: chains[ExactID(event.originalTransactionID)]!)
         }
+        try flushRowLists()
         outcome.ownerUserIDs = owners.sorted().map(\.text)
         affectedUsers.formUnion(owners)
         return outcome
@@ -133,6 +136,7 @@ extension FactsRecorder {
     /// are unique across both tables); its id, date and source stay, so it remains one event.
     package func confirm(_ confirmation: HistoryConfirmation) throws {
         guard !confirmation.eventIDs.isEmpty else { return }
+        try flushRowLists()
         let ids = Array(repeating: "?", count: confirmation.eventIDs.count).joined(separator: ", ")
         for table in ["history_events", "pending_events"] {
             let update = try db.prepare("""

@@ -32,6 +32,9 @@ extension FactsRecorder {
     package func store(_ transaction: Transaction, chainRow: Int64, chainID: String, source: HistoryEvent.Source,
                notification: NotificationReport? = nil, chainIsNew: Bool = false, isAbsent: Bool = false) throws
         -> (isNew: Bool, events: [HistoryEvent], confirmation: HistoryConfirmation?, target: HistoryPointerTarget?) {
+        // Only an insert into a chain created just now may wait in the write's row lists: any
+        // other path reads or changes stored transactions.
+        if !isAbsent { try flushRowLists() }
         // Only a cancellation needs the reversal: the common path costs no extra query.
         try noteRollupChain(chainRow, isNew: chainIsNew)
         let reversedAt = transaction.cancellationDateMs == nil
@@ -83,6 +86,7 @@ extension FactsRecorder {
                                                           by: notification)
         // Only an upgrade being reported or named looks at the chain: resubmissions cost nothing.
         if transaction.isUpgraded, !events.isEmpty || confirmation != nil {
+            try flushRowLists()
             (events, confirmation) = try HistoryDerivation.joiningNewPlanUpgrade(
                 events: events, confirmation: confirmation, of: transaction,
                 chain: try storedTransactions(chainRow: chainRow), isRecorded: isRecorded)

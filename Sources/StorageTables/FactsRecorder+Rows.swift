@@ -60,7 +60,9 @@ extension FactsRecorder {
 
     /// Inserts `transaction` as a deferred statement (``SQLConnection/executeDeferred(_:then:)``):
     /// for a caller that needs no answer, as when its id was just looked up and not found.
+    /// Where the engine binds lists it waits for the write's one insert (``flushRowLists()``).
     package func insertDeferred(_ transaction: Transaction, chainRow: Int64) throws {
+        if try listTransaction(transaction, chainRow: chainRow) { return }
         try db.executeDeferred(bindInsert(transaction, chainRow: chainRow, unlessStored: false))
     }
 
@@ -179,6 +181,7 @@ extension FactsRecorder {
     /// an event naming it exactly is stored pointing at it without a lookup. An actor or reason
     /// (an operator's, or Apple's reason for a consumption request) is written with it.
     package func insert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget? = nil) throws -> Bool {
+        try flushRowLists()
         try bindInsert(event, userRow: userRow, target: target).execute()
         guard db.changes > 0 else { return false }
         if !event.actor.isEmpty || !event.reason.isEmpty {
@@ -193,8 +196,11 @@ extension FactsRecorder {
     }
 
     /// ``insert(_:userRow:target:)`` as a deferred statement: an event it adds joins
-    /// the write's ``addedEvents`` and counts in its ``Tally`` when its result is read.
+    /// the write's ``addedEvents`` and counts in its ``Tally`` when its result is read. Where the
+    /// engine binds lists a plain event waits for the write's one insert (``flushRowLists()``).
     package func insertDeferred(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget? = nil) throws {
+        if listEvent(event, userRow: userRow, target: target) { return }
+        try flushRowLists()
         try db.executeDeferred(bindInsert(event, userRow: userRow, target: target)) { [tally] changed in
             guard changed > 0 else { return }
             tally.addedEvents.append((userRow, event))
@@ -210,7 +216,7 @@ extension FactsRecorder {
         try db.executeDeferred(update)
     }
 
-    private func bindInsert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget?) -> DB.Statement {
+    func bindInsert(_ event: HistoryEvent, userRow: Int64, target: HistoryPointerTarget?) -> DB.Statement {
         if let target, target.isNamed(by: event) {
             Self.bindPointing(event, owner: userRow, target: target, to: statements.insertPointingHistoryEvent)
             return statements.insertPointingHistoryEvent

@@ -26,6 +26,8 @@ extension FactsRecorder {
         package let rollupTransactions, chainOfTransaction, recordPrice, addToRollup: DB.Statement
         /// ``RollupSQL/chainsTransactions(of:)`` where the engine has list parameters.
         package let rollupTransactionsOfChains: DB.Statement?
+        /// ``RowListSQL``'s insert where the engine binds lists (``StorageEngine/insertsRowLists``).
+        package let insertTransactionList: DB.Statement?
 
         package init(_ db: DB) throws {
             findUser = try db.prepare(FactsRecorderSQL.findUser)
@@ -60,6 +62,7 @@ extension FactsRecorder {
             chainOfTransaction = try db.prepare(RollupSQL.chainOfTransaction)
             recordPrice = try db.prepare(RollupSQL.recordPrice)
             addToRollup = try db.prepare(RollupSQL.add)
+            insertTransactionList = DB.insertsRowLists ? try db.prepare(RowListSQL.insertTransactions) : nil
         }
     }
 }

@@ -45,6 +45,8 @@ package final class FactsRecorder<DB: StorageEngine> {
     package var writeUserRows: [ExactID: Int64] = [:]
     /// The names the open batch's successful writes hold (``keepWriteNames()``).
     package var batchNames: [(name: String, row: Int64)] = []
+    /// The write in progress's new transactions and events not sent yet (``flushRowLists()``).
+    package var rowLists = RowLists()
 
     package init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db
@@ -72,6 +74,7 @@ package final class FactsRecorder<DB: StorageEngine> {
         -> () -> WriteOutcome {
         let tally = Tally()
         self.tally = tally
+        rowLists = RowLists()
         writeUserRows.removeAll(keepingCapacity: true)
         defer { dropPrefetches() }
         try prefetchFirstReads(of: write)
@@ -151,6 +154,7 @@ package final class FactsRecorder<DB: StorageEngine> {
             if stored.isNew { outcome.newTransactions += 1 }
             for event in stored.events { try insertDeferred(event, userRow: userRow, target: stored.target) }
         }
+        try flushRowLists()
         try recordPrices(write.prices)
         for info in write.renewalInfos {
             try upsert(info, chainRow: chainRows[ExactID(info.originalTransactionID)]!.row)

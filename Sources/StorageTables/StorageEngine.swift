@@ -52,4 +52,13 @@ public protocol StorageEngine: SQLConnection {
     static func rowIDListTable(_ name: String) -> String?
     /// Binds `rows` as the list ``rowIDListTable(_:)`` reads; called only where that is not nil.
     static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement)
+    /// Whether a write's new transactions and history events are inserted by one statement per
+    /// table from list parameters (``FactsRecorder/flushRowLists()``): a server spends an executor
+    /// start and a protocol exchange per statement, SQLite a few calls it needs anyway.
+    static var insertsRowLists: Bool { get }
+    /// Binds `values` as one list parameter of text (nil: NULL); called only where
+    /// ``insertsRowLists``.
+    static func bindTextList(_ values: [String?], at index: Int32, of statement: Statement)
+    /// Binds `values` as one list parameter of integers (nil: NULL), as ``bindTextList(_:at:of:)``.
+    static func bindIntegerList(_ values: [Int64?], at index: Int32, of statement: Statement)
 }

@@ -27,6 +27,8 @@ struct PostgresDailyRollupUpgradeTests {
             #expect(kept.map(\.trialConversions).reduce(0, +) == 1)
             #expect(kept.map(\.renewals).reduce(0, +) == 1)
 
+            // Back before migration 16, the later ones undone too.
+            try await PostgresTestServer.execute(PostgresTestServer.foreignKeysBeforeMigration19, on: url)
             try await PostgresTestServer.execute("""
                 DELETE FROM schema_migrations WHERE version >= 16;
                 DROP TABLE daily_rollup; DROP TABLE daily_rollup_backfill; DROP TABLE consumption_answers;

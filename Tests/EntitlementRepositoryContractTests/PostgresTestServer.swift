@@ -1,6 +1,6 @@
 import Foundation
 import PostgreSQL
-import PostgreSQLStore
+@testable import PostgreSQLStore
 import SQLiteStore
 import StorageCore
 import Testing
@@ -27,6 +27,13 @@ enum PostgresTestServer {
         }
         try await execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: url)
     }
+
+    /// Puts back the foreign keys migration 19 (`drop_foreign_keys_of_written_tables`) drops, for
+    /// a test that takes a database back before it to run the later migrations again.
+    static let foreignKeysBeforeMigration19 = PostgresReferences.unchecked.map {
+        "ALTER TABLE \($0.table) ADD CONSTRAINT \($0.table)_\($0.column)_fkey "
+            + "FOREIGN KEY (\($0.column)) REFERENCES \($0.parent)(id);"
+    }.joined(separator: "\n")
 
     /// Opens a store off the cooperative pool (see ``offPool(_:)``).
     static func open(_ url: String, poolSize: Int = PostgresEntitlementStore.defaultPoolSize,

@@ -136,3 +136,31 @@ def test_readyz_fails_while_the_database_is_unreachable_and_recovers(pb, fresh_d
         assert check(pb, channel, "alice", product="pro.monthly").active
     log = s.stderr()
     assert "PostgreSQL LISTEN connection dropped" in log and "PostgreSQL LISTEN connection restored" in log, log
+
+
+@needs_server
+@pytest.mark.single_process("starts its own server on a database it creates")
+def test_verify_store_fails_on_a_row_naming_a_missing_user(pb, fresh_database, server, binary):
+    """The written tables' references are not checked as rows arrive (storage.md, "Foreign
+    keys"): verify-store anti-joins each one and calls a row naming a missing parent damage."""
+    url = fresh_database
+    s = server("--database", url)
+    with s.channel() as channel:
+        seed(pb, channel, "alice", [tx("1", "1", "pro.monthly", NOW - DAY, NOW + 30 * DAY)])
+    assert s.stop() == 0
+
+    def verify():
+        return subprocess.run([str(binary), "verify-store", "--database", url],
+                              capture_output=True, text=True, timeout=120)
+
+    sound = verify()
+    assert sound.returncode == 0 and "result: sound" in sound.stdout, sound.stdout + sound.stderr
+    subprocess.run(["psql", "-X", "-q", url, "-c", """
+        INSERT INTO history_events (event_id, user_rowid, kind, occurred_at_ms, expires_at_ms,
+            environment, source, apple_notification_type)
+        SELECT 'v1:orphan', max(id) + 1000, 1, 1, 2, 1, 1, '' FROM users"""], check=True, capture_output=True)
+    damaged = verify()
+    assert damaged.returncode == 1, damaged.stdout + damaged.stderr
+    assert "DAMAGE: history_events.user_rowid names a missing row of users in 1 rows" in damaged.stdout, \
+        damaged.stdout
+    assert "result: DAMAGED" in damaged.stdout
