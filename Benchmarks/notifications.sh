@@ -90,7 +90,7 @@ gate() {
 # run NAME BODIES THREADS PINNED SEED(1|0): one measured wrk run; appends a row.
 rows=()
 run() {
-    local name=$1 bodies=$2 threads=$3 pinned=$4 seed=$5 wrk_pin=() st0 st1 w0 w1 result
+    local name=$1 bodies=$2 threads=$3 pinned=$4 seed=$5 wrk_pin=() result
     start_server "$threads" "$pinned"
     if [ "$seed" = 1 ]; then
         "$VENV_PY" "$ROOT/Benchmarks/seed_owners.py" "$addr" "$DATA/stubs" "$DATA/v2-owners.jsonl" >&2 \
@@ -100,27 +100,20 @@ run() {
     [ "$pinned" = 1 ] && read -ra wrk_pin <<<"$(pin_load)"
     wait_quiet
     log "$name: wrk -t 1 -c $CONNS -d $((WARMUP + DURATION))s, server --threads $threads $( [ "$pinned" = 1 ] && echo "on cpu $SERVER_CPU, wrk on cpu $LOAD_CPU" || echo "unpinned")"
-    times >"$work/times0"; st0=$(ticks_of "$server_pid"); w0=$(date +%s.%N)
-    BODIES="$bodies" FIRST=2 "${wrk_pin[@]}" wrk -t 1 -c "$CONNS" -d "$((WARMUP + DURATION))s" --timeout 30s \
+    BODIES="$bodies" FIRST=2 SERVER_PID="$server_pid" CLK_TCK="$(getconf CLK_TCK)" \
+        "${wrk_pin[@]}" wrk -t 1 -c "$CONNS" -d "$((WARMUP + DURATION))s" --timeout 30s \
         -s "$ROOT/Benchmarks/notifications.lua" "http://$addr/apple/notifications" >"$work/wrk.out" 2>"$work/wrk.err" \
         || { cat "$work/wrk.out" "$work/wrk.err" >&2; die "wrk failed"; }
-    w1=$(date +%s.%N); st1=$(ticks_of "$server_pid"); times >"$work/times1"
     kill -0 "$server_pid" 2>/dev/null || die "entitlementd died during $name"
     result=$(grep '^RESULT' "$work/wrk.out") || { cat "$work/wrk.out" "$work/wrk.err" >&2; die "no RESULT from wrk"; }
     f() { grep -o " $1=[^ ]*" <<<" $result" | cut -d= -f2; }
     [ "$(f non200)" = 0 ] && [ "$(f errors)" = 0 ] || { cat "$work/wrk.err" >&2; die "$name: $result"; }
-    local wall cpu_wrk
-    wall=$(awk -v a="$w0" -v b="$w1" 'BEGIN{print b - a}')
-    cpu_wrk=$(awk -v w="$wall" -v c0="$(child_secs "$work/times0")" -v c1="$(child_secs "$work/times1")" \
-        'BEGIN{printf "%.0f", 100 * (c1 - c0) / w}')
     rows+=("$(printf '%-11s %-8s %8s %9s %9s %7s %6s %6s %9s' "$name" "$threads$( [ "$pinned" = 1 ] && echo "@cpu$SERVER_CPU")" \
         "$(f rps)" "$(awk -v u="$(f p50_us)" 'BEGIN{printf "%.2f", u/1000}')" \
         "$(awk -v u="$(f p99_us)" 'BEGIN{printf "%.2f", u/1000}')" \
-        "$(awk -v t="$((st1 - st0))" -v w="$wall" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.0f", 100 * t / hz / w}')%" \
-        "${cpu_wrk}%" "$(f wraps)" "$(rss_of "$server_pid")")")
+        "$(f cpu_server)%" "$(f cpu_wrk)%" "$(f wraps)" "$(rss_of "$server_pid")")")
     log "${rows[-1]}"
 }
-child_secs() { tail -1 "$1" | tr -d s | awk '{ split($1,a,"m"); split($2,b,"m"); print a[1]*60+a[2]+b[1]*60+b[2] }'; }
 
 log "openssl speed -seconds 5 ecdsap256 on cpu $SERVER_CPU"
 read -ra spin <<<"$(pin_server)"
@@ -156,7 +149,8 @@ echo "notifications: POST /apple/notifications over HTTP/1.1 keep-alive, wrk -t 
      "per run, fresh database each; $N distinct V2 and $N1 V1 bodies; $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 printf '%-11s %-8s %8s %9s %9s %7s %6s %6s %9s\n' "run" "threads" "notif/s" "p50 ms" "p99 ms" "server" "wrk" "wraps" "RSS"
 printf '%s\n' "${rows[@]}"
-echo "CPU in % of one core over the run (200% = the whole machine); wraps > 0 means some bodies were sent twice (duplicates)."
+echo "CPU in % of one core while requests ran (not wrk's seconds loading the bodies before them;" \
+     "200% = the whole machine); wraps > 0 means some bodies were sent twice (duplicates)."
 echo "openssl speed -seconds 5 ecdsap256 (one core, cpu $SERVER_CPU): sign ${sign_s}/s, verify ${verify_s}/s" \
      "=> at most $(awk -v v="$verify_s" 'BEGIN{printf "%.0f", v / 3}') V2 notifications/s per core from the three ES256 verifies alone"
 echo "target: 3000 V2 notifications/s on this 2-core machine"
