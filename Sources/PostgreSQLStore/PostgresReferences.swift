@@ -43,8 +43,9 @@ package enum PostgresReferences {
             guard try statement.step() else { continue }
             let rows = statement.int64(at: 0)
             guard rows > 0 else { continue }
+            let named = rows == 1 ? "1 row" : "\(rows) rows"
             found.append("\(reference.table).\(reference.column) names a missing row of \(reference.parent) "
-                         + "in \(rows) rows (the lowest id named: \(statement.int64(at: 1))): restore the "
+                         + "in \(named) (the lowest id named: \(statement.int64(at: 1))): restore the "
                          + "missing rows from a backup, or report the bug that wrote them")
         }
         return found

@@ -18,7 +18,7 @@ public struct ProtoParser {
         "optional": "'optional' (explicit presence) is not supported: use a plain proto3 field",
         "oneof": "'oneof' is not supported: use separate fields and check them in the service",
         "map": "map fields are not supported: use a repeated message of key and value",
-        "reserved": "'reserved' is not supported: remove the line, and never reuse the number",
+        "reserved": "'reserved' is not supported: keep it as a comment, so no one reuses the number",
         "extend": "extensions are not supported",
         "extensions": "extensions are not supported",
         "required": "'required' is proto2, not proto3",

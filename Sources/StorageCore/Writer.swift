@@ -291,6 +291,9 @@ package final class Writer<DB: StorageEngine> {
         recorder.addedEvents = []
         recorder.namesStoredThisWrite.removeAll(keepingCapacity: true)
         recorder.writeUserRows.removeAll(keepingCapacity: true)
+        // A write that threw after keeping rows for its list insert left them there; a grant or
+        // revocation next would send them into its own savepoint, naming rows rolled back.
+        recorder.rowLists = .init()
         switch job {
         case let .write(write, continuation):
             var appended = 0

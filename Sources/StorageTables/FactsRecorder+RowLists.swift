@@ -11,10 +11,13 @@ import SQLDatabase
 /// while nothing else the write sends could read them: ``flushRowLists()`` sends them before
 /// any other statement on those tables, after a write's transactions and at its end.
 extension FactsRecorder {
-    /// Rows waiting for ``flushRowLists()``: the write in progress's only.
+    /// Rows waiting for ``flushRowLists()``: the write in progress's only. The writer empties it
+    /// before every job, so rows a failed write kept never reach the next one's statements.
     package struct RowLists {
         var transactions: [(transaction: Transaction, chainRow: Int64, productRow: Int64, groupRow: Int64?)] = []
         var events: [(owner: Int64, event: HistoryEvent)] = []
+
+        package init() {}
     }
 
     /// Keeps `transaction` for the write's one transactions insert, where the engine binds

@@ -68,7 +68,7 @@ struct PostgresReferencesTests {
             }, "\(damaged.structureProblems)")
             #expect(damaged.structureProblems.contains {
                 $0.hasPrefix("renewal_infos.auto_renew_product_name_rowid names a missing row of product_names "
-                             + "in 1 rows (the lowest id named: 99)")
+                             + "in 1 row (the lowest id named: 99)")
             }, "\(damaged.structureProblems)")
         }
     }

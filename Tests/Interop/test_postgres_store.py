@@ -161,6 +161,6 @@ def test_verify_store_fails_on_a_row_naming_a_missing_user(pb, fresh_database, s
         SELECT 'v1:orphan', max(id) + 1000, 1, 1, 2, 1, 1, '' FROM users"""], check=True, capture_output=True)
     damaged = verify()
     assert damaged.returncode == 1, damaged.stdout + damaged.stderr
-    assert "DAMAGE: history_events.user_rowid names a missing row of users in 1 rows" in damaged.stdout, \
+    assert "DAMAGE: history_events.user_rowid names a missing row of users in 1 row " in damaged.stdout, \
         damaged.stdout
     assert "result: DAMAGED" in damaged.stdout
