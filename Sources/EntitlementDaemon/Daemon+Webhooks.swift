@@ -17,7 +17,14 @@ extension Daemon {
         guard let configuration = webhookConfiguration else { return nil }
         let metrics = WebhookMetrics(registry: self.metrics, outbox: store)
         let logger = self.logger
-        let startedAfter = try? store.changeLogBounds().latest
+        let startedAfter: Int64?
+        do {
+            startedAfter = try store.changeLogBounds().latest
+        } catch {
+            startedAfter = nil
+            logger.warning("webhooks: the change log could not be read at start; an endpoint seen for the first "
+                           + "time gets the changes from when its dispatcher registers it", [("error", "\(error)")])
+        }
         return {
             let dispatcher = WebhookDispatcher(
                 configuration: configuration, log: store, outbox: store,

@@ -47,9 +47,9 @@ extension PostgreSQL.Connection: StorageEngine {
     public static let holdsReadSnapshots = false
     /// A `bigint[]` parameter, unnested.
     public static func rowIDListTable(_ name: String) -> String? { "unnest(CAST(? AS BIGINT[])) AS \(name)(id)" }
-    /// The array's text form, `{1,2,3}`.
+    /// As ``bindIntegerList(_:at:of:)``: row ids are never NULL.
     public static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement) {
-        statement.bind("{" + rows.lazy.map(String.init).joined(separator: ",") + "}", at: index)
+        bindIntegerList(rows, at: index, of: statement)
     }
     public static let insertsRowLists = true
     /// The array's text form, every element quoted (`{"a","b\"c",NULL}`): a quote or backslash

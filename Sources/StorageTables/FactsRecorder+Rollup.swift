@@ -56,7 +56,7 @@ extension FactsRecorder {
     /// The transactions of each chain in `chainRows`, as the rollup reads them: with one
     /// statement per ``WriterLimits/rollupChainsPerRead`` chains where the engine takes a list
     /// (one wait for a batch's chains on a server, instead of one each), else one per chain.
-    package func rollupTransactions(chainRows: [Int64]) throws -> [Int64: [RollupTransaction]] {
+    private func rollupTransactions(chainRows: [Int64]) throws -> [Int64: [RollupTransaction]] {
         var chains: [Int64: [RollupTransaction]] = [:]
         guard let find = statements.rollupTransactionsOfChains else {
             for chainRow in chainRows { chains[chainRow] = try rollupTransactions(chainRow: chainRow) }

@@ -88,16 +88,13 @@ extension FactsRecorder {
 /// The list insert of ``FactsRecorder/flushRowLists()``: each parameter a list of one column's
 /// values (``StorageEngine/bindTextList(_:at:of:)``), unnested together into rows.
 package enum RowListSQL {
-    /// ``FactsRecorderSQL/insertTransaction`` for many rows.
-    package static let insertTransactions = """
-        INSERT INTO transactions (
-            transaction_id, chain_rowid, product_name_rowid, purchase_date_ms, original_purchase_date_ms,
-            expires_date_ms, cancellation_date_ms, is_trial_period, is_in_intro_offer_period,
-            is_upgraded, group_name_rowid, web_order_line_item_id,
-            in_app_ownership_type, app_account_token, environment, declared_product_type)
-        SELECT * FROM unnest(CAST(?1 AS TEXT[]), CAST(?2 AS BIGINT[]), CAST(?3 AS BIGINT[]), CAST(?4 AS BIGINT[]),
-            CAST(?5 AS BIGINT[]), CAST(?6 AS BIGINT[]), CAST(?7 AS BIGINT[]), CAST(?8 AS BIGINT[]),
-            CAST(?9 AS BIGINT[]), CAST(?10 AS BIGINT[]), CAST(?11 AS BIGINT[]), CAST(?12 AS TEXT[]),
-            CAST(?13 AS TEXT[]), CAST(?14 AS TEXT[]), CAST(?15 AS BIGINT[]), CAST(?16 AS TEXT[]))
-        """
+    /// ``FactsRecorderSQL/insertTransaction`` for many rows, over the same column list.
+    package static let insertTransactions: String = {
+        let columns = FactsRecorderSQL.transactionColumns
+        let lists = columns.enumerated().map { "CAST(?\($0.offset + 1) AS \($0.element.listType)[])" }
+        return """
+            INSERT INTO transactions (\(columns.map(\.name).joined(separator: ", ")))
+            SELECT * FROM unnest(\(lists.joined(separator: ", ")))
+            """
+    }()
 }

@@ -114,13 +114,20 @@ package enum FactsRecorderSQL {
     /// Binds the product id (3) and group id (11) as their `product_names` rows
     /// (``FactsRecorder/productNameRow(_:)``).
     package static let insertTransaction = """
-        INSERT INTO transactions (
-            transaction_id, chain_rowid, product_name_rowid, purchase_date_ms, original_purchase_date_ms,
-            expires_date_ms, cancellation_date_ms, is_trial_period, is_in_intro_offer_period,
-            is_upgraded, group_name_rowid, web_order_line_item_id,
-            in_app_ownership_type, app_account_token, environment, declared_product_type)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+        INSERT INTO transactions (\(transactionColumns.map(\.name).joined(separator: ", ")))
+        VALUES (\((1...transactionColumns.count).map { "?\($0)" }.joined(separator: ", ")))
         """
+    /// The columns a new transaction is written with, in bind order (`FactsRecorder.bindInsert`
+    /// and ``FactsRecorder/flushRowLists()``), and each one's type as a list parameter: one list,
+    /// so the single-row and the list insert cannot name different columns.
+    package static let transactionColumns: [(name: String, listType: String)] = [
+        ("transaction_id", "TEXT"), ("chain_rowid", "BIGINT"), ("product_name_rowid", "BIGINT"),
+        ("purchase_date_ms", "BIGINT"), ("original_purchase_date_ms", "BIGINT"), ("expires_date_ms", "BIGINT"),
+        ("cancellation_date_ms", "BIGINT"), ("is_trial_period", "BIGINT"), ("is_in_intro_offer_period", "BIGINT"),
+        ("is_upgraded", "BIGINT"), ("group_name_rowid", "BIGINT"), ("web_order_line_item_id", "TEXT"),
+        ("in_app_ownership_type", "TEXT"), ("app_account_token", "TEXT"), ("environment", "BIGINT"),
+        ("declared_product_type", "TEXT"),
+    ]
     /// ``insertTransaction`` into a chain the write just created: nothing when the id is stored.
     package static let insertTransactionUnlessStored = insertTransaction + " ON CONFLICT (transaction_id) DO NOTHING"
     /// Binds the group id (4) as its `product_names` row, as ``insertTransaction``.
