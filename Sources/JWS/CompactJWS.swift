@@ -11,6 +11,9 @@ struct CompactJWS {
     let signingInput: ArraySlice<UInt8>
     /// The header part as sent (base64url text): what ``VerifiedChainCache`` keys known headers by.
     let headerText: ArraySlice<UInt8>
+    /// The payload part as sent (base64url text): what follows `headerText` and its dot in
+    /// `signingInput`.
+    let payloadText: ArraySlice<UInt8>
     let header: [UInt8]
     let payload: [UInt8]
     private let signaturePart: ArraySlice<UInt8>
@@ -34,10 +37,15 @@ struct CompactJWS {
         } else {
             header = try Self.decode(headerText, name: "header")
         }
-        payload = try Self.decode(bytes[(first + 1)..<second], name: "payload")
+        payloadText = bytes[(first + 1)..<second]
+        payload = try Self.decode(payloadText, name: "payload")
         signingInput = bytes[..<second]
         signaturePart = bytes[(second + 1)...]
     }
+
+    /// The header text and the dot after it: what every token of this header's signing input
+    /// begins with.
+    var signedHeaderPrefix: ArraySlice<UInt8> { signingInput[..<payloadText.startIndex] }
 
     /// The decoded signature part; throws if it is empty or not base64url.
     func signature() throws(JWSError) -> [UInt8] {

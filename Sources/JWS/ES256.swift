@@ -54,38 +54,70 @@ enum ES256 {
     }
 
     /// Verifies an IEEE P1363 signature (raw r||s, exactly 64 bytes) with `key` (an EVP_PKEY).
-    ///
-    /// Any other length is refused before OpenSSL sees it: a DER signature or a short r
-    /// without its leading zeros is not a JWS signature, whatever it would say re-encoded.
     static func verify(
         rawSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer
     ) throws(JWSError) {
+        try verify(derSignature: try checkedDERSignature(rawSignature), over: message, key: key)
+    }
+
+    /// The DER form of a JWS signature, which must be exactly 64 bytes of raw r||s.
+    ///
+    /// Any other length is refused before OpenSSL sees it: a DER signature or a short r
+    /// without its leading zeros is not a JWS signature, whatever it would say re-encoded.
+    static func checkedDERSignature(_ rawSignature: [UInt8]) throws(JWSError) -> [UInt8] {
         guard rawSignature.count == signatureLength else {
             throw JWSError(
                 .badSignature, "the signature is \(rawSignature.count) bytes; ES256 needs 64 (raw r||s, not DER)")
         }
-        try verify(derSignature: try derSignature(rawSignature), over: message, key: key)
+        return try derSignature(rawSignature)
     }
 
-    /// Verifies a DER ECDSA-Sig-Value with `key` (an EVP_PKEY) by EVP_DigestVerify.
+    /// Verifies a DER ECDSA-Sig-Value with `key` (an EVP_PKEY) by EVP_DigestVerifyInit and
+    /// EVP_DigestVerifyUpdate/Final, what EVP_DigestVerify does for ECDSA.
     ///
     /// OpenSSL refuses BER and trailing bytes itself (it re-encodes what it parsed and compares).
     static func verify(
         derSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer
     ) throws(JWSError) {
+        let context = try verificationContext(key: key)
+        defer { EVP_MD_CTX_free(context) }
+        try finish(context, over: message, derSignature: derSignature)
+    }
+
+    /// A new EVP_MD_CTX set up by EVP_DigestVerifyInit to verify with `key` over SHA-256; the
+    /// caller frees it.
+    static func verificationContext(key: OpaquePointer) throws(JWSError) -> OpaquePointer {
         guard let context = EVP_MD_CTX_new() else {
             throw JWSError(.cryptoFailure, "EVP_MD_CTX_new failed: \(OpenSSLErrorQueue.drain())")
         }
-        defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key) == 1 else {
+            EVP_MD_CTX_free(context)
             throw JWSError(.cryptoFailure, "EVP_DigestVerifyInit failed: \(OpenSSLErrorQueue.drain())")
         }
+        return context
+    }
+
+    /// Feeds `bytes` to a verification context (EVP_DigestVerifyUpdate).
+    static func update(_ context: OpaquePointer, with bytes: ArraySlice<UInt8>) throws(JWSError) {
+        let fed = bytes.withUnsafeBufferPointer { data in
+            // An empty message still needs a pointer; zero bytes are read from it.
+            EVP_DigestVerifyUpdate(context, data.baseAddress ?? UnsafePointer(bitPattern: 1), data.count)
+        }
+        guard fed == 1 else {
+            throw JWSError(.cryptoFailure, "EVP_DigestVerifyUpdate failed: \(OpenSSLErrorQueue.drain())")
+        }
+    }
+
+    /// Feeds `message` to `context` and verifies `derSignature` over everything it was fed
+    /// (EVP_DigestVerifyFinal). The context is spent: it is finalised in place
+    /// (EVP_MD_CTX_FLAG_FINALISE), where OpenSSL would otherwise copy its state to keep it usable.
+    static func finish(
+        _ context: OpaquePointer, over message: ArraySlice<UInt8>, derSignature: [UInt8]
+    ) throws(JWSError) {
+        try update(context, with: message)
+        EVP_MD_CTX_set_flags(context, EVP_MD_CTX_FLAG_FINALISE)
         let result = derSignature.withUnsafeBufferPointer { signature in
-            message.withUnsafeBufferPointer { data in
-                // An empty message still needs a pointer; zero bytes are read from it.
-                let bytes = data.baseAddress ?? UnsafePointer(bitPattern: 1)
-                return EVP_DigestVerify(context, signature.baseAddress, signature.count, bytes, data.count)
-            }
+            EVP_DigestVerifyFinal(context, signature.baseAddress, signature.count)
         }
         switch result {
         case 1:

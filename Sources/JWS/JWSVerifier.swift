@@ -73,7 +73,7 @@ public struct JWSVerifier: Sendable {
             // bytes; what depends on the token is left, in the order of the full path below.
             let signature = try jws.signature()
             try known.chain.checkValidity(at: unixMs)
-            try ES256.verify(signature: signature, over: jws.signingInput, by: known.chain.leaf)
+            try known.prefix.verify(rawSignature: signature, rest: jws.payloadText)
             return VerifiedJWS(algorithm: JOSEHeader.requiredAlgorithm, header: known.header, payload: jws.payload,
                                signingCertificate: known.chain.leaf.der)
         }
@@ -87,7 +87,13 @@ public struct JWSVerifier: Sendable {
                 certificate: .root)
         }
         let chain = try verifiedChain(leaf: certificates[0], intermediate: certificates[1], anchor: anchor, at: unixMs)
-        cache?.insert(VerifiedChainCache.KnownHeader(header: jws.header, chain: chain), for: jws.headerText)
+        // A header whose signing prefix cannot be hashed (OpenSSL out of memory) is just not
+        // remembered: its tokens then all take this path.
+        if let cache, let key = chain.leaf.publicKey,
+           let prefix = try? ES256SigningPrefix(prefix: jws.signedHeaderPrefix, key: key) {
+            cache.insert(VerifiedChainCache.KnownHeader(header: jws.header, chain: chain, prefix: prefix),
+                         for: jws.headerText)
+        }
         try ES256.verify(signature: signature, over: jws.signingInput, by: chain.leaf)
         return VerifiedJWS(algorithm: header.algorithm, header: jws.header, payload: jws.payload,
                            signingCertificate: chain.leaf.der)

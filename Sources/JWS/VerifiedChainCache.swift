@@ -14,7 +14,9 @@ import Synchronization
 /// Apple's header text is also the same for every token of a leaf, and everything checked about
 /// a header (alg, no crit, three x5c entries, the root byte-equal to a trusted one, the chain)
 /// is a property of its bytes. So a header text seen before skips even the base64 and JSON
-/// decoding of its ~5 KB, which was most of the remaining per-token work besides ES256.
+/// decoding of its ~5 KB, which was most of the remaining per-token work besides ES256, and
+/// the hashing of it too: the header remembers SHA-256's state after its text
+/// (``ES256SigningPrefix``), so a token hashes only its payload.
 ///
 /// Nothing a token brings itself is remembered: each one still gets the validity of all three
 /// certificates at its own time and its own ES256 signature over its whole `header.payload`.
@@ -57,10 +59,12 @@ final class VerifiedChainCache: Sendable {
         }
     }
 
-    /// A header that passed every header and chain check: its decoded JSON and its chain.
+    /// A header that passed every header and chain check: its decoded JSON, its chain, and
+    /// the signing input's hash state after the header (``ES256SigningPrefix``).
     struct KnownHeader: Sendable {
         let header: [UInt8]
         let chain: VerifiedChain
+        let prefix: ES256SigningPrefix
     }
 
     private let capacity: Int

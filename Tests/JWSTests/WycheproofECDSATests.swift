@@ -6,7 +6,9 @@ import Testing
 /// Google's Wycheproof ECDSA P-256/SHA-256 vectors through the functions the service verifies
 /// ES256 with: the IEEE P1363 file through ``ES256/verify(rawSignature:over:key:)`` (the path a
 /// token's raw r||s takes from ``JWSVerifier``), the DER file through
-/// ``ES256/verify(derSignature:over:key:)`` (the EVP_DigestVerify call the raw path ends in).
+/// ``ES256/verify(derSignature:over:key:)`` (the EVP_DigestVerify calls the raw path ends in),
+/// and the P1363 file again through ``ES256SigningPrefix`` (the path of a token whose header the
+/// verifier remembers).
 ///
 /// The files are C2SP/wycheproof's testvectors_v1 at dac1dd4729fd1f8dd9e1e9f3dce51d783da6c166,
 /// unmodified, under the Apache License 2.0 (Wycheproof/LICENSE). Our own tokens only show that
@@ -61,6 +63,31 @@ struct WycheproofECDSATests {
             try ES256.verify(derSignature: signature, over: message, key: key.pkey)
         }
         print("Wycheproof DER: \(tally)")
+    }
+
+    /// The path a token from a remembered header takes: the message's first part hashed once
+    /// into an ``ES256SigningPrefix``, the rest and the signature per call. Every vector is
+    /// checked with the split at its start, middle and end, and a prefix serves twice.
+    @Test("IEEE P1363 vectors through a remembered signing prefix")
+    func p1363Prefix() throws {
+        let tally = try run("ecdsa_secp256r1_sha256_p1363_test.json") { key, signature, message throws(JWSError) in
+            var outcomes: [JWSError?] = []
+            for split in [message.startIndex, message.startIndex + message.count / 2, message.endIndex] {
+                let prefix = try ES256SigningPrefix(prefix: message[..<split], key: key.pkey)
+                for _ in 0..<2 {
+                    do throws(JWSError) {
+                        try prefix.verify(rawSignature: signature, rest: message[split...])
+                        outcomes.append(nil)
+                    } catch {
+                        outcomes.append(error)
+                    }
+                }
+            }
+            // One verdict whatever the split, and a prefix still serves after a verification.
+            #expect(Set(outcomes.map { $0 == nil }).count == 1, "verdicts by split: \(outcomes)")
+            if let error = outcomes.first ?? nil { throw error }
+        }
+        print("Wycheproof P1363 through a prefix: \(tally)")
     }
 
     /// Runs every vector of `file` through `verify`, asserting Wycheproof's verdict, and checks
