@@ -1,3 +1,4 @@
+import Glibc
 import EntitlementPorts
 import Entitlements
 import SQLDatabase
@@ -130,11 +131,27 @@ package final class Writer<DB: StorageEngine> {
             hasRun = true
             refreshNextDue()
         }
+        letCallersJoinTheBatch()
         commit(executor.takeWork(limit: maxBatchSize))
         runTimedWork()
         probeFileWhileFailing()
         let timedWork = millisecondsUntilTimedWork()
         return millisecondsUntilFileProbe().map { min($0, timedWork) } ?? timedWork
+    }
+
+    /// Yields the writer's core once before a batch that has writes and room left: threads runnable there
+    /// (callers still verifying or decoding the writes they are about to queue) run first and
+    /// their writes join this batch instead of waiting for the next commit.
+    ///
+    /// Where the writer shares a busy core, that is what keeps batches large: without it a
+    /// woken writer commits the one or two writes queued so far, and each commit's fixed cost
+    /// (~0.2 ms of CPU: BEGIN, the due pass, the records, COMMIT's WAL write and fsync) comes
+    /// out of the callers' share (V2 notifications on one core: 1.8 writes per commit and the
+    /// writer at 38 % of the core, against 6.5 and 30 % with it). On an idle core sched_yield
+    /// returns at once; on a busy one it costs at most one scheduler slice per batch.
+    private func letCallersJoinTheBatch() {
+        let queued = executor.pendingJobs
+        if queued > 0 && queued < maxBatchSize { sched_yield() }
     }
 
     /// Commits what is queued, then closes every connection (SQLite checkpoints its WAL when the
