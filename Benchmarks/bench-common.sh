@@ -15,13 +15,16 @@ apt_install() {
     "${sudo_[@]}" apt-get update -q >&2 && "${sudo_[@]}" apt-get install -y -q "$@" >&2
 }
 
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
+
 # build_products NAME...: release builds into .build-release (skipped with NO_BUILD=1).
 build_products() {
     local product
     if [ -z "${NO_BUILD:-}" ]; then
         for product in "$@"; do
-            log "swift build -c release --product $product (.build-release)"
-            swift build -c release --product "$product" --scratch-path "$ROOT/.build-release" >&2
+            log "release build of $product as Scripts/run ships it (.build-release)"
+            build_bench_release "$product" || die "release build of $product failed"
         done
     fi
     for product in "$@"; do [ -x "$BIN_DIR/$product" ] || die "no release binary at $BIN_DIR/$product"; done

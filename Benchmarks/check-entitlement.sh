@@ -24,6 +24,8 @@
 #      SHARED_BENCH=../shared/bench  QUIET_WAIT / MAX_OTHER / RETRY_DISTURBED as in lib.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
 cd "$ROOT"
 SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 [ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
@@ -43,9 +45,9 @@ if [ -z "${NO_PEER:-}" ] && [ ! -x "$BUILD/bin/entitlement-peer-cpp" ]; then
     NO_GO=1 "$SHARED_BENCH/build-peers.sh" >&2
 fi
 if [ -z "${NO_BUILD:-}" ]; then
-    log "swift build -c release (.build-release): entitlementd, entitlementd-bench"
-    swift build -c release --product entitlementd --scratch-path .build-release >&2
-    swift build -c release --product entitlementd-bench --scratch-path .build-release >&2
+    log "release build (.build-release): entitlementd, entitlementd-bench"
+    build_bench_release entitlementd
+    build_bench_release entitlementd-bench
 fi
 BIN="$ROOT/.build-release/release/entitlementd"
 BENCH_BIN="$ROOT/.build-release/release/entitlementd-bench"

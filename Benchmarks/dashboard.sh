@@ -17,11 +17,13 @@
 # Env: USERS=1000000 ROUNDS=200 SHARED_SET=0 PER_USER=3 NO_BUILD=1
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
 cd "$ROOT"
 USERS=${USERS:-1000000}; ROUNDS=${ROUNDS:-200}; PER_USER=${PER_USER:-3}
 if [ -z "${NO_BUILD:-}" ]; then
-    echo "==> swift build -c release --product entitlementd-bench (.build-release)" >&2
-    swift build -c release --product entitlementd-bench --scratch-path .build-release >&2
+    echo "==> release build of entitlementd-bench (.build-release)" >&2
+    build_bench_release entitlementd-bench
 fi
 BENCH_BIN="$ROOT/.build-release/release/entitlementd-bench"
 DATA="$ROOT/.build-release/bench-data"

@@ -16,6 +16,8 @@
 #      QUIET_WAIT / MAX_OTHER / RETRY_DISTURBED as in shared/bench/lib.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
 cd "$ROOT"
 SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 [ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
@@ -37,8 +39,8 @@ if ! command -v h2load >/dev/null || ! command -v nghttp >/dev/null; then
 fi
 
 if [ -z "${NO_BUILD:-}" ]; then
-    log "swift build -c release (.build-release)"
-    swift build -c release --product entitlementd --scratch-path .build-release >&2
+    log "release build (.build-release)"
+    build_bench_release entitlementd
 fi
 BIN="$ROOT/.build-release/release/entitlementd"
 [ -x "$BIN" ] || die "no release binary at $BIN"

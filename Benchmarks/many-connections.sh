@@ -27,6 +27,8 @@
 #      LOAD_BIN_DIR (default BIN_DIR) LOOP_VIEW=0 HOLD_CPU (default the active client's cpu) SHARED_BENCH=../shared/bench QUIET_WAIT as in lib.sh
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
 cd "$ROOT"
 SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 [ -f "$SHARED_BENCH/lib.sh" ] || { echo "need $SHARED_BENCH/lib.sh (set SHARED_BENCH)" >&2; exit 1; }
@@ -51,8 +53,8 @@ case " $SETTINGS" in *"/rt"*) chrt -f 10 true 2>/dev/null ||
     die "a /rt setting needs SCHED_FIFO (root or CAP_SYS_NICE): drop it from SETTINGS" ;; esac
 if [ -z "${NO_BUILD:-}" ]; then
     for product in entitlementd entitlementd-bench entitlementd-load; do
-        log "swift build -c release --product $product (.build-release)"
-        swift build -c release --product "$product" --scratch-path .build-release >&2
+        log "release build of $product (.build-release)"
+        build_bench_release "$product"
     done
 fi
 BIN_DIR="${BIN_DIR:-$ROOT/.build-release/release}"

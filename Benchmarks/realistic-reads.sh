@@ -21,6 +21,8 @@
 #      the binaries' default, 2048; 0 reads through read() only)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
 cd "$ROOT"
 SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 [ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
@@ -36,8 +38,8 @@ if [ -n "${MMAP_MIB:-}" ]; then
 fi
 if [ -z "${NO_BUILD:-}" ]; then
     for product in entitlementd entitlementd-bench entitlementd-load; do
-        log "swift build -c release --product $product (.build-release)"
-        swift build -c release --product "$product" --scratch-path .build-release >&2
+        log "release build of $product (.build-release)"
+        build_bench_release "$product"
     done
 fi
 BIN_DIR="$ROOT/.build-release/release"

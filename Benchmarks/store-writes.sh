@@ -15,13 +15,15 @@
 #      USERS=1000000 PER_USER=3 (which cached database startup opens)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
 cd "$ROOT"
 WRITERS=("$@"); [ ${#WRITERS[@]} -gt 0 ] || WRITERS=(1 16 256)
 COUNT_1=${COUNT_1:-2000}; COUNT_MANY=${COUNT_MANY:-20000}
 USERS=${USERS:-1000000}; PER_USER=${PER_USER:-3}
 if [ -z "${NO_BUILD:-}" ]; then
-    echo "==> swift build -c release --product entitlementd-bench (.build-release)" >&2
-    swift build -c release --product entitlementd-bench --scratch-path .build-release >&2
+    echo "==> release build of entitlementd-bench (.build-release)" >&2
+    build_bench_release entitlementd-bench
 fi
 BENCH_BIN="$ROOT/.build-release/release/entitlementd-bench"
 DATA="$ROOT/.build-release/bench-data"

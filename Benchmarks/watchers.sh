@@ -16,6 +16,8 @@
 #      PYTHON (with the h2 package; default .build/venv/bin/python, which Scripts/test creates)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=Scripts/lib/release.sh
+. "$ROOT/Scripts/lib/release.sh"   # build_bench_release
 cd "$ROOT"
 SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
 [ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
@@ -29,9 +31,9 @@ PYTHON=${PYTHON:-$ROOT/.build/venv/bin/python}
 LOAD_ENV="ACTIVE_USER=u0 INACTIVE_USER=u1 PRODUCT=pro.monthly"
 
 if [ -z "${NO_BUILD:-}" ]; then
-    log "swift build -c release (.build-release): entitlementd, entitlementd-bench"
-    swift build -c release --product entitlementd --scratch-path .build-release >&2
-    swift build -c release --product entitlementd-bench --scratch-path .build-release >&2
+    log "release build (.build-release): entitlementd, entitlementd-bench"
+    build_bench_release entitlementd
+    build_bench_release entitlementd-bench
 fi
 BIN="$ROOT/.build-release/release/entitlementd"
 BENCH_BIN="$ROOT/.build-release/release/entitlementd-bench"

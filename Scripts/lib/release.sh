@@ -18,3 +18,12 @@ build_release() {
 release_bin_path() {
     "${RELEASE_BUILD[@]}" ${RELEASE_EXTRA_FLAGS[@]+"${RELEASE_EXTRA_FLAGS[@]}"} --show-bin-path
 }
+
+RELEASE_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# build_bench_release PRODUCT...: what the benchmarks run: the products as Scripts/run ships
+# them, into .build-release, the scratch directory Scripts/test's release build uses (so a
+# benchmark measures the shipped binary, and neither build undoes the other's flags).
+build_bench_release() {
+    local RELEASE_EXTRA_FLAGS=(--scratch-path "$RELEASE_ROOT/.build-release")
+    build_release "$@"
+}
