@@ -4,12 +4,13 @@ internal import COpenSSL
 ///
 /// JWS carries the signature as IEEE P1363 raw r||s (32 bytes each, big-endian); OpenSSL's EVP
 /// verify wants the DER ECDSA-Sig-Value, so OpenSSL's own ECDSA_SIG re-encodes the pair. Hashing,
-/// the range checks on r and s and the curve arithmetic are all EVP_DigestVerify's: a
+/// the range checks on r and s and the curve arithmetic are all EVP_DigestVerify*'s: a
 /// verification is only as good as its least-reviewed step, and none of the steps is ours
 /// (Wycheproof's vectors run through these functions, `WycheproofECDSATests`).
 ///
 /// EVP_DigestVerifyInit only reads the EVP_PKEY, so one key (a cached leaf's) serves every
-/// thread; each call makes its own EVP_MD_CTX.
+/// thread; each call makes its own EVP_MD_CTX, or copies a remembered header's
+/// (``ES256SigningPrefix``).
 enum ES256 {
     static let signatureLength = 64
 

@@ -31,7 +31,7 @@ final class ES256PublicKey: @unchecked Sendable {
         try ES256.verify(rawSignature: rawSignature, over: message, key: pkey)
     }
 
-    /// Verifies a DER ECDSA-Sig-Value with the same EVP_DigestVerify call.
+    /// Verifies a DER ECDSA-Sig-Value with the same EVP calls.
     func verify(derSignature: [UInt8], over message: ArraySlice<UInt8>) throws(JWSError) {
         try ES256.verify(derSignature: derSignature, over: message, key: pkey)
     }

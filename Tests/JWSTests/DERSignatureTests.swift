@@ -2,7 +2,7 @@ import JWS
 import Testing
 
 /// ``ES256SigningKey/signDER(_:)``: the DER form StoreKit's promotional offers take, verified
-/// with the key's public half through the same EVP_DigestVerify as every token.
+/// with the key's public half through the same EVP verification calls as every token.
 struct DERSignatureTests {
     @Test func aDERSignatureVerifiesOverExactlyItsMessage() throws {
         let key = try ES256SigningKey.generate()

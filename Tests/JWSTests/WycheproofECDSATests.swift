@@ -57,7 +57,7 @@ struct WycheproofECDSATests {
         print("Wycheproof P1363: \(tally)")
     }
 
-    @Test("DER vectors through the EVP_DigestVerify entry point")
+    @Test("DER vectors through the EVP verification entry point")
     func der() throws {
         let tally = try run("ecdsa_secp256r1_sha256_test.json") { key, signature, message throws(JWSError) in
             try ES256.verify(derSignature: signature, over: message, key: key.pkey)
