@@ -88,22 +88,27 @@ struct PostgresWriteWaitsTests {
     }
 
     /// Notifications in one run that share a chain, or a source id, still see each other: the
-    /// later one's first stage goes after the earlier one's writes, never ahead of them.
+    /// later one's first stage goes after the earlier one's writes, never ahead of them. One
+    /// whose first stage ran ahead finds a user's chain with its owner.
     @Test func notificationsSharingAChainOrASourceInOneBatchSeeEachOther() async throws {
         try await PostgresTestServer.withDatabase { url in
             let store = try await PostgresTestServer.open(url)
             try await withStarted(store) { store in
+                _ = try await store.write(Fixture.receipt("owner", [Fixture.subscription("o-t0", chain: "o")]))
+                let renewalOfOwned = Fixture.notification(
+                    "notification-owned", transactions: [Fixture.subscription("o-t1", chain: "o")])
                 // Apple delivering the first one twice.
                 let first = notification(1, 0), other = notification(1, 1), replay = first
                 // A renewal of the first one's chain, under its own source id.
                 let renewal = Fixture.notification(
                     "notification-1-renewal",
                     transactions: [Fixture.subscription("n1-0-t9", chain: "n1-0")], renewals: [])
-                let outcomes = try await inOneBatch(store, [first, other, replay, renewal]) {
+                let outcomes = try await inOneBatch(store, [first, renewalOfOwned, other, replay, renewal]) {
                     try await $0.apply($1)
                 }
-                #expect(outcomes.map(\.duplicate) == [false, false, true, false])
-                #expect(outcomes.map(\.newTransactions) == [2, 2, 0, 1])
+                #expect(outcomes.map(\.duplicate) == [false, false, false, true, false])
+                #expect(outcomes.map(\.newTransactions) == [2, 1, 2, 0, 1])
+                #expect(outcomes.map(\.ownerUserIDs) == [[], ["owner"], [], [], []])
                 let chains = try await store.withWriterConnection {
                     try $0.scalarInt64("SELECT COUNT(*) FROM chains WHERE original_transaction_id LIKE 'n1-%'")
                 }
