@@ -32,7 +32,7 @@ import Synchronization
 /// makes an acknowledged write visible to reads; a failed batch changes nothing a reader sees.
 package final class Writer<DB: StorageEngine> {
     package let db: DB
-    private let recorder: FactsRecorder<DB>
+    let recorder: FactsRecorder<DB>
     /// Each write's savepoint (see ``answer(_:failing:_:)``), its statements held.
     package let writeSavepoint: SQLSavepoint<DB>
     package let changes: ChangeRecorder<DB>
@@ -175,6 +175,7 @@ package final class Writer<DB: StorageEngine> {
         db.rollbackIgnoringErrors()
         // Lookups a failed attempt sent ahead read rows it rolled back.
         recorder.dropPrefetches()
+        recorder.firstStagesAhead = []
         // Read transactions idle readers kept open would hold this commit's checkpoint back.
         readers.endIdleSnapshots()
         // Before BEGIN: another writer's commit heard of after this is possibly a later one.
@@ -198,12 +199,12 @@ package final class Writer<DB: StorageEngine> {
                 try recordDueChanges()
                 answers = try batch.indices.map { index in
                     let job = batch[index]
-                    // Without savepoints a failure reruns the whole batch, so the next write's
-                    // lookups may go ahead (see ``prefetchLookups(of:)``).
-                    let next = isolatingEachWrite || index + 1 == batch.endIndex ? nil : batch[index + 1]
+                    // Without savepoints a failure reruns the whole batch, so the next writes'
+                    // first reads may go ahead (``prefetchLookups(of:)``, notifications ahead).
+                    let following = isolatingEachWrite ? batch[batch.endIndex...] : batch[(index + 1)...]
                     var jobAffected = Set<ExactID>()
                     let answer = try record(job, affectedUsers: &jobAffected, isolated: isolatingEachWrite,
-                                            next: next)
+                                            following: following)
                     if answer.succeeded {
                         affected.add(jobAffected)
                         applied += 1
@@ -303,8 +304,9 @@ package final class Writer<DB: StorageEngine> {
     /// Throws (aborting the batch) when the write failed for a reason that is not its own, see
     /// ``abortsBatch(_:)``, or failed at all when not `isolated`.
     private func record(_ job: WriteJob<DB>, affectedUsers: inout Set<ExactID>, isolated: Bool,
-                        next: WriteJob<DB>? = nil) throws
+                        following: ArraySlice<WriteJob<DB>> = []) throws
         -> (succeeded: Bool, resume: () -> Void) {
+        let next = following.first
         recorder.addedEvents = []
         recorder.namesStoredThisWrite.removeAll(keepingCapacity: true)
         recorder.writeUserRows.removeAll(keepingCapacity: true)
@@ -328,7 +330,10 @@ package final class Writer<DB: StorageEngine> {
             var appended = 0
             var facts: [ExactID: UserFacts] = [:]
             let answer = try answer(continuation, failing: "recording a notification", isolated: isolated) {
-                let outcome = try recorder.applyLeavingResultsUnread(notification, affectedUsers: &affectedUsers)
+                let stage = recorder.takeFirstStage(for: notification)
+                let ahead = stage == nil ? notificationsAhead(of: notification, following: following) : []
+                let outcome = try recorder.applyLeavingResultsUnread(notification, affectedUsers: &affectedUsers,
+                                                                     stage: stage, ahead: ahead)
                 try prefetchLookups(of: next)
                 appended = try recordChanges(of: affectedUsers, facts: &facts)
                 return outcome
@@ -406,17 +411,6 @@ package final class Writer<DB: StorageEngine> {
 }
 
 extension Writer {
-    /// Sends the first lookups of `next`, a facts write, once the write before it has sent all
-    /// of its facts, so they go with that write's change reads: one wait fewer per write on a
-    /// server. They read only users, chains and transactions, which change recording never
-    /// writes, so they see what they would see when `next` starts. Only in a batch without
-    /// savepoints: a savepoint rolled back would leave them holding rows it undid (a failed
-    /// attempt's are dropped before the batch runs again).
-    package func prefetchLookups(of next: WriteJob<DB>?) throws {
-        guard case let .write(write, _)? = next else { return }
-        try recorder.prefetchFirstReads(of: write)
-    }
-
     /// Fills the daily rollup from every stored chain if the migration that created it asked
     /// to (``FactsRecorder/backfillRollupIfPending()``), in one write transaction: under the
     /// write lock, so of replicas opening together one fills it and the others find it done.

@@ -22,12 +22,18 @@ extension FactsRecorder {
 
     /// ``apply(_:affectedUsers:)`` without waiting for its deferred statements' results, as
     /// ``recordLeavingResultsUnread(_:affectedUsers:)`` records a write.
-    package func applyLeavingResultsUnread(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>)
-        throws -> () -> NotificationOutcome {
-        let tally = Tally()
+    ///
+    /// `stage`: its first stage, already run ahead (``takeFirstStage(for:)``). `ahead`: the
+    /// notifications after it whose first stages go with its own
+    /// (``notificationsAhead(of:following:)``), kept in ``firstStagesAhead``.
+    package func applyLeavingResultsUnread(
+        _ notification: NotificationWrite, affectedUsers: inout Set<ExactID>,
+        stage: NotificationFirstStage? = nil, ahead: ArraySlice<NotificationWrite> = []
+    ) throws -> () -> NotificationOutcome {
+        let tally = stage?.tally ?? Tally()
         self.tally = tally
         rowLists = RowLists()
-        let outcome = try applyFacts(notification, affectedUsers: &affectedUsers)
+        let outcome = try applyFacts(notification, affectedUsers: &affectedUsers, stage: stage, ahead: ahead)
         return {
             var complete = outcome
             complete.newEvents += tally.newEvents
@@ -35,24 +41,32 @@ extension FactsRecorder {
         }
     }
 
-    private func applyFacts(_ notification: NotificationWrite, affectedUsers: inout Set<ExactID>) throws
-        -> NotificationOutcome {
+    private func applyFacts(
+        _ notification: NotificationWrite, affectedUsers: inout Set<ExactID>,
+        stage: NotificationFirstStage?, ahead: ArraySlice<NotificationWrite>
+    ) throws -> NotificationOutcome {
         namesStoredThisWrite.removeAll(keepingCapacity: true)
         if let orphan = notification.events.first(where: { $0.originalTransactionID.isEmpty }) {
             throw StoreError.eventWithoutChain(sourceID: notification.sourceID, eventID: orphan.eventID)
         }
-        let now = clock()
-        // The source's mark and the first lookups go together: one wait on a server.
+        let now = stage?.now ?? clock()
         defer { dropPrefetches() }
-        let mark = bindMarkProcessed(notification.source, notification.sourceID, userRow: nil, now: now)
-        try db.executeDeferred(mark) { [tally] in tally.sourceWasProcessed = $0 == 0 }
-        let firstChain = notification.transactions.first?.originalTransactionID
-            ?? notification.renewalInfos.first?.originalTransactionID
-            ?? notification.events.first?.originalTransactionID
-        try prefetchFirstReads(userID: nil, chainID: firstChain,
-                               transactionIDs: notification.transactions.map(\.transactionID))
-        let chainSent = try firstChain.map(prefetchOwnerlessChain) ?? false
-        try db.flushDeferred()
+        let firstChain = Self.firstChainID(of: notification)
+        var chainSent = false
+        if stage == nil {
+            // The source's mark and the first lookups go together, with the next notifications'
+            // (``notificationsAhead(of:following:)``): one wait on a server for all of them.
+            let mark = bindMarkProcessed(notification.source, notification.sourceID, userRow: nil, now: now)
+            try db.executeDeferred(mark) { [tally] in tally.sourceWasProcessed = $0 == 0 }
+            try prefetchFirstReads(userID: nil, chainID: firstChain,
+                                   transactionIDs: notification.transactions.map(\.transactionID))
+            chainSent = try firstChain.map(prefetchOwnerlessChain) ?? false
+            let sentAhead = try sendFirstStages(of: ahead, now: now)
+            try db.flushDeferred()
+            firstStagesAhead = try readFirstStages(sentAhead, now: now)
+        } else if tally.sourceWasProcessed == nil {
+            try db.flushDeferred()
+        }
         if tally.sourceWasProcessed == true { return NotificationOutcome(duplicate: true) }
         var outcome = NotificationOutcome()
         var owners = Set<ExactID>()
@@ -68,12 +82,18 @@ extension FactsRecorder {
             + notification.renewalInfos.map(\.originalTransactionID)
             + notification.events.map(\.originalTransactionID)
         for chainID in chainIDs where chains[ExactID(chainID)] == nil {
+            let isFirst = firstChain?.hasSameBytes(as: chainID) == true
+            // The first chain as its first stage found or created it, when that ran ahead.
+            let known = isFirst ? stage?.firstChain : nil
             let found: StoredChain
-            if let stored = try findChain(chainID) {
+            if case let .stored(stored)? = known {
+                found = stored
+            } else if known == nil, let stored = try findChain(chainID) {
                 found = stored
             } else {
-                let sent = chainSent && firstChain?.hasSameBytes(as: chainID) == true
-                found = StoredChain(row: try ownerlessChainRow(chainID, sent: sent, now: now))
+                let created: Int64? = if case let .created(row)? = known { row } else { nil }
+                let row = try created ?? ownerlessChainRow(chainID, sent: chainSent && isFirst, now: now)
+                found = StoredChain(row: row)
                 newChains.insert(ExactID(chainID))
                 // Created just now, so it contributed nothing: no read of it before COMMIT's.
                 try noteRollupChain(found.row, isNew: true)
@@ -87,7 +107,8 @@ extension FactsRecorder {
         // As ``record(_:affectedUsers:)`` does for the transactions of chains it created.
         let inNewChains = notification.transactions.filter { newChains.contains(ExactID($0.originalTransactionID)) }
         var absent = Set<ExactID>()
-        if !inNewChains.isEmpty, try noneStored(inNewChains.map(\.transactionID)) {
+        // None of all its transactions stored (looked up ahead) means none of these either.
+        if !inNewChains.isEmpty, try stage?.noneStored == true || noneStored(inNewChains.map(\.transactionID)) {
             absent = Set(inNewChains.map { ExactID($0.transactionID) })
         }
         for transaction in notification.transactions {

@@ -40,6 +40,7 @@ extension FactsRecorder {
         for find in statements.anyTransactionStored { find.reset() }
         statements.insertOwnerlessChainUnlessStored?.reset()
         statements.insertChainOfUserID?.reset()
+        for lane in statements.aheadLanes { lane.reset() }
     }
 
     /// The writing user's row, created when new; with it, when the user is new and
@@ -99,11 +100,16 @@ extension FactsRecorder {
     /// The narrowest ``FactsRecorderSQL/anyTransactionStored(width:)`` statement for the first
     /// ids of `ids`, bound (a shorter list repeats its last id); and how many ids it took.
     package func bindLookup(_ ids: ArraySlice<String>) -> (DB.Statement, Int) {
+        bindLookup(ids, in: statements.anyTransactionStored)
+    }
+
+    /// ``bindLookup(_:)`` choosing among `lookups`, one per ``FactsRecorderSQL/lookupWidths``.
+    package func bindLookup(_ ids: ArraySlice<String>, in lookups: [DB.Statement]) -> (DB.Statement, Int) {
         let widths = FactsRecorderSQL.lookupWidths
         let choice = widths.firstIndex { $0 >= ids.count } ?? widths.count - 1
         let width = widths[choice]
         let chunk = ids.prefix(width)
-        let find = statements.anyTransactionStored[choice]
+        let find = lookups[choice]
         for index in 0..<width {
             DB.bindDecimalID(chunk[chunk.startIndex + min(index, chunk.count - 1)], at: Int32(index + 1), of: find)
         }

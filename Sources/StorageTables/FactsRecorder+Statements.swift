@@ -28,6 +28,9 @@ extension FactsRecorder {
         package let rollupTransactionsOfChains: DB.Statement?
         /// ``RowListSQL``'s insert where the engine binds lists (``StorageEngine/insertsRowLists``).
         package let insertTransactionList: DB.Statement?
+        /// Where the engine returns ids and runs statements ahead, one ``AheadLane`` for each
+        /// notification whose first stage may go with an earlier one's; none on SQLite.
+        package let aheadLanes: [AheadLane]
 
         package init(_ db: DB) throws {
             findUser = try db.prepare(FactsRecorderSQL.findUser)
@@ -63,6 +66,11 @@ extension FactsRecorder {
             recordPrice = try db.prepare(RollupSQL.recordPrice)
             addToRollup = try db.prepare(RollupSQL.add)
             insertTransactionList = DB.insertsRowLists ? try db.prepare(RowListSQL.insertTransactions) : nil
+            aheadLanes = DB.returningIDClause.isEmpty ? [] : try (1...WriterLimits.notificationsAhead).map {
+                try AheadLane(db, lane: $0,
+                              insertOwnerlessChainSQL: FactsRecorderSQL.insertOwnerlessChainUnlessStored
+                                  + DB.returningIDClause)
+            }
         }
     }
 }

@@ -47,6 +47,9 @@ package final class FactsRecorder<DB: StorageEngine> {
     package var batchNames: [(name: String, row: Int64)] = []
     /// The write in progress's new transactions and events not sent yet (``flushRowLists()``).
     package var rowLists = RowLists()
+    /// First stages of the batch's next notifications, sent and read with an earlier one's, in
+    /// the order they run (``takeFirstStage(for:)``); the writer empties it before each attempt.
+    package var firstStagesAhead: [NotificationFirstStage] = []
 
     package init(db: DB, transferPolicy: TransferPolicy, clock: @escaping UnixClock) throws {
         self.db = db

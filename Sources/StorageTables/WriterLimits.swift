@@ -17,4 +17,8 @@ package enum WriterLimits {
     /// Chains the daily rollup reads per statement before COMMIT, where the engine takes a list
     /// (``FactsRecorder/rollupTransactions(chainRows:)``): a batch's chains, in one wait.
     package static let rollupChainsPerRead = 1_000
+    /// Notifications whose first stages go with the one before them at most
+    /// (``FactsRecorder/notificationsAhead(of:following:)``): each takes a lane of prepared
+    /// statements on the server, and a run this long already waits once for ~30 writes.
+    package static let notificationsAhead = 32
 }
