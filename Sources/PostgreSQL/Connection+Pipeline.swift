@@ -63,7 +63,6 @@ extension Connection {
         if deferred.isEmpty && PQenterPipelineMode(handle) != 1 {
             throw lostInPipeline("entering pipeline mode")
         }
-        statementsRun += 1
         let sent = statement.withParameterArrays { values, lengths, formats in
             PQsendQueryPrepared(handle, name, Int32(values.count), values, lengths, formats, 1)
         }

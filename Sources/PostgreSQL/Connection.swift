@@ -36,9 +36,6 @@ public final class Connection: SQLConnection {
     /// Round trips waited for: statements run alone (and their preparation) and pipeline syncs,
     /// what deferred and prefetched statements save; read by tests that bound a write's waits.
     public internal(set) var waits = 0
-    /// Statements the server was asked to run: prepared runs, alone or deferred, and simple
-    /// queries (each counted once); what a write's server time is spent per, besides its work.
-    public internal(set) var statementsRun = 0
     /// A deferred statement's failure, thrown again until its transaction is rolled back.
     var pipelineFailure: PostgreSQLError?
 
@@ -128,7 +125,6 @@ public final class Connection: SQLConnection {
         if Self.isRollback(sql) { flushForRollback() } else { try flushDeferred() }
         try ensureConnected()
         waits += 1
-        statementsRun += 1
         let result = PQexec(handle, sql)
         defer { PQclear(result) }
         try check(result, sql: sql)

@@ -165,7 +165,6 @@ public final class Statement: SQLStatement {
             prepared = (name, connection.session)
         }
         connection.waits += 1
-        connection.statementsRun += 1
         let result = withParameterArrays { values, lengths, formats in
             PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
         }

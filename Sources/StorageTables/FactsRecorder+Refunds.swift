@@ -43,7 +43,7 @@ extension FactsRecorder {
         if isAbsent {
             let (events, confirmation) = try derive(transaction, stored: nil, chainRow: chainRow,
                                                     reversedAt: reversedAt, source: source, notification: notification)
-            try insertDeferred(incoming, chainRow: chainRow, chainID: chainID)
+            try insertDeferred(incoming, chainRow: chainRow)
             return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
         }
         if chainIsNew {
@@ -57,7 +57,7 @@ extension FactsRecorder {
         let (events, confirmation) = try derive(transaction, stored: stored?.value, chainRow: chainRow,
                                                 reversedAt: reversedAt, source: source, notification: notification)
         guard let stored else {
-            try insertDeferred(incoming, chainRow: chainRow, chainID: chainID)
+            try insertDeferred(incoming, chainRow: chainRow)
             return (true, events, confirmation, insertedTarget(incoming, chainID: chainID))
         }
         let merged = stored.value.merged(with: incoming)

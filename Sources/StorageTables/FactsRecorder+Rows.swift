@@ -60,10 +60,9 @@ extension FactsRecorder {
 
     /// Inserts `transaction` as a deferred statement (``SQLConnection/executeDeferred(_:then:)``):
     /// for a caller that needs no answer, as when its id was just looked up and not found.
-    /// Where the engine binds lists it waits for the write's one insert (``flushRowLists()``);
-    /// `chainID`: the id `chainRow` is stored under, which events pointing at it name.
-    package func insertDeferred(_ transaction: Transaction, chainRow: Int64, chainID: String) throws {
-        if try listTransaction(transaction, chainRow: chainRow, chainID: chainID) { return }
+    /// Where the engine binds lists it waits for the write's one insert (``flushRowLists()``).
+    package func insertDeferred(_ transaction: Transaction, chainRow: Int64) throws {
+        if try listTransaction(transaction, chainRow: chainRow) { return }
         try db.executeDeferred(bindInsert(transaction, chainRow: chainRow, unlessStored: false))
     }
 

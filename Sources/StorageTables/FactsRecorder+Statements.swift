@@ -26,9 +26,8 @@ extension FactsRecorder {
         package let rollupTransactions, chainOfTransaction, recordPrice, addToRollup: DB.Statement
         /// ``RollupSQL/chainsTransactions(of:)`` where the engine has list parameters.
         package let rollupTransactionsOfChains: DB.Statement?
-        /// ``RowListSQL``'s inserts where the engine binds lists (``StorageEngine/insertsRowLists``):
-        /// the transactions alone, and with the history events that point at them.
-        package let insertTransactionList, insertTransactionListWithEvents: DB.Statement?
+        /// ``RowListSQL``'s insert where the engine binds lists (``StorageEngine/insertsRowLists``).
+        package let insertTransactionList: DB.Statement?
         /// Where the engine returns ids and runs statements ahead, one ``AheadLane`` for each
         /// notification whose first stage may go with an earlier one's; none on SQLite.
         package let aheadLanes: [AheadLane]
@@ -67,8 +66,6 @@ extension FactsRecorder {
             recordPrice = try db.prepare(RollupSQL.recordPrice)
             addToRollup = try db.prepare(RollupSQL.add)
             insertTransactionList = DB.insertsRowLists ? try db.prepare(RowListSQL.insertTransactions) : nil
-            insertTransactionListWithEvents = DB.insertsRowLists
-                ? try db.prepare(RowListSQL.insertTransactionsAndTheirEvents) : nil
             aheadLanes = DB.returningIDClause.isEmpty ? [] : try (1...WriterLimits.notificationsAhead).map {
                 try AheadLane(db, lane: $0,
                               insertOwnerlessChainSQL: FactsRecorderSQL.insertOwnerlessChainUnlessStored

@@ -52,10 +52,10 @@ public protocol StorageEngine: SQLConnection {
     static func rowIDListTable(_ name: String) -> String?
     /// Binds `rows` as the list ``rowIDListTable(_:)`` reads; called only where that is not nil.
     static func bindRowIDList(_ rows: [Int64], at index: Int32, of statement: Statement)
-    /// Whether a write's new transactions are inserted by one statement from list parameters,
-    /// with the history events pointing at them (``FactsRecorder/flushRowLists()``): a server
-    /// spends an executor start and a protocol exchange per statement, SQLite a few calls it
-    /// needs anyway. Its lists carry Apple's ids as
+    /// Whether a write's new transactions are inserted by one statement from list parameters
+    /// (``FactsRecorder/flushRowLists()``; its history events stay one statement each, which a
+    /// list with their lookups did not beat): a server spends an executor start and a protocol
+    /// exchange per statement, SQLite a few calls it needs anyway. Its lists carry Apple's ids as
     /// text, which is how ``bindDecimalID(_:at:of:)`` binds them on the one engine that lists.
     static var insertsRowLists: Bool { get }
     /// Binds `values` as one list parameter of text (nil: NULL); called only where

@@ -12,10 +12,10 @@ import TestSupport
 /// machine each one costs two wake-ups, which is what bounds the writer (docs/storage.md).
 @Suite(.enabled(if: PostgresTestServer.url != nil, "ENTITLEMENTD_TEST_POSTGRES_URL is not set"))
 struct PostgresWriteWaitsTests {
-    /// A new user's receipt: one new chain of `count` transactions.
-    private func receipt(_ round: Int, _ n: Int, transactions count: Int = 3) -> FactsWrite {
+    /// A new user's receipt: one new chain of three transactions.
+    private func receipt(_ round: Int, _ n: Int) -> FactsWrite {
         let chain = "c\(round)-\(n)"
-        let transactions = (0..<count).map { Fixture.subscription("\(chain)-t\($0)", chain: chain) }
+        let transactions = (0..<3).map { Fixture.subscription("\(chain)-t\($0)", chain: chain) }
         return Fixture.receipt("user-\(round)-\(n)", transactions, sourceID: "receipt-\(round)-\(n)")
     }
 
@@ -44,41 +44,6 @@ struct PostgresWriteWaitsTests {
                 let perTwentyWrites = waits[1] - waits[0]
                 #expect(perTwentyWrites <= 44, "\(waits) waits for 10 and 30 writes")
                 #expect(perTwentyWrites >= 20, "\(waits): the change reads need one per write")
-            }
-        }
-    }
-
-    /// A new chain's history events go in its transactions' one insert, pointing at the rows
-    /// it made, instead of an insert each looking its transaction up: receipts of 6 new
-    /// transactions run as many statements as receipts of 2 (an insert per event: 4 more each).
-    @Test func aNewChainsEventsAddNoStatementPerTransaction() async throws {
-        try await PostgresTestServer.withDatabase { url in
-            let store = try await PostgresTestServer.open(url)
-            try await withStarted(store) { store in
-                for warm in 0..<2 {
-                    _ = try await inOneBatch(store, (0..<3).map { receipt(warm, $0, transactions: 2) })
-                    _ = try await inOneBatch(store, (0..<3).map { receipt(warm + 2, $0, transactions: 6) })
-                }
-                var statements: [Int] = []
-                for (round, size) in [(8, 2), (9, 6)] {
-                    let before = try await store.withWriterConnection { $0.statementsRun }
-                    let outcomes = try await inOneBatch(store, (0..<10).map { receipt(round, $0, transactions: size) })
-                    statements.append(try await store.withWriterConnection { $0.statementsRun } - before)
-                    #expect(outcomes.map(\.newTransactions) == Array(repeating: size, count: 10))
-                    #expect(outcomes.map(\.newEvents) == Array(repeating: size, count: 10))
-                }
-                // Slack for a batch's own statements (as for waits above), far below the 40
-                // an insert per event would add.
-                #expect(statements[1] - statements[0] <= 8, "\(statements) statements for 10 writes of 2 and of 6")
-                // Every event of the 6-transaction round points at its own transaction.
-                let pointing = try await store.withWriterConnection {
-                    try $0.scalarInt64("""
-                        SELECT COUNT(*) FROM history_events h JOIN transactions t ON t.id = h.transaction_rowid
-                        WHERE t.transaction_id LIKE 'c9-%' AND h.event_id LIKE '%' || t.transaction_id
-                            AND h.transaction_id IS NULL AND h.product_id IS NULL
-                        """)
-                }
-                #expect(pointing == 60)
             }
         }
     }
