@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# PostgreSQL's backend CPU for a receipt's new chain of K transactions and their history events,
-# as the writer sends them (Benchmarks/pg_receipt_inserts.py writes the pgbench scripts):
-#   statements    the transactions' list insert, then an insert per event looking it up
-#   joined        one statement, the events pointing at the rows the list insert returns
+# PostgreSQL's backend CPU for a receipt's new chain of K transactions and their history events
+# (Benchmarks/pg_receipt_inserts.py writes the pgbench scripts):
+#   statements    as the writer sends them: the transactions' list insert, then an insert per
+#                 event looking its transaction up
+#   joined        one statement, the events pointing at the rows the list insert returns (tried
+#                 in the writer, not kept: docs/storage.md, PostgreSQL)
 #   transactions  the list insert alone (subtract it to see what the events cost)
 # Each a pgbench -M prepared run of SECS seconds on one connection, pipelined, against a fresh
 # database migrated by entitlementd; the backend's CPU (/proc ticks) over the middle of the

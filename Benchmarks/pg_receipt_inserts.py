@@ -4,7 +4,7 @@ for a receipt's new chain of K transactions and their history events, one iterat
   statements    the transactions' list insert, then one insert per event looking its
                 transaction up (HistoryEvent.insertHistorySQL)
   joined        one statement: the list insert as a WITH, the events pointing at the rows it
-                returns (RowListSQL.insertTransactionsAndTheirEvents)
+                returns (tried in the writer and not kept: docs/storage.md, PostgreSQL)
   transactions  the list insert alone: what the other two share, to subtract
 
 Each iteration: BEGIN, the chain's insert, the inserts pipelined, COMMIT. Ids from pgbench's
