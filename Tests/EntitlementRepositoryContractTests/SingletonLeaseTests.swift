@@ -120,7 +120,8 @@ struct SingletonLeaseTests {
                 let connection = try PostgreSQL.Connection(url: url)
                 defer { connection.close() }
                 return try connection.scalarInt64(
-                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'entitlementd-lease'")
+                    "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'entitlementd-lease' "
+                        + "AND datname = current_database()")
             }
             #expect(named == 1)
             await lease.stop()

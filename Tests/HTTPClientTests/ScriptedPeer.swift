@@ -32,8 +32,8 @@ final class ScriptedPeer: Sendable {
     private let respond: @Sendable (Request) -> Action
     private let greeting: [UInt8]?
 
-    /// With a `greeting`, each connection gets those bytes at once and is closed (a plain-text
-    /// server where a TLS client expects a ServerHello).
+    /// With a `greeting`, each connection gets those bytes at once and is closed once the client
+    /// leaves (a plain-text server where a TLS client expects a ServerHello).
     init(greeting: [UInt8]? = nil, respond: @escaping @Sendable (Request) -> Action) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -88,6 +88,14 @@ final class ScriptedPeer: Sendable {
         defer { Glibc.close(connection) }
         if let greeting {
             _ = greeting.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // Half-close, then read until the client leaves: closing with its ClientHello unread
+            // would send a reset, which can reach the client before the greeting it is reading
+            // (it then reports a lost connection instead of a failed handshake).
+            shutdown(connection, Int32(SHUT_WR))
+            var wait = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            var sink = [UInt8](repeating: 0, count: 4096)
+            while recv(connection, &sink, sink.count, 0) > 0 {}
             return
         }
         var buffer: [UInt8] = []
