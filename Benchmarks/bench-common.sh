@@ -1,6 +1,15 @@
 # shellcheck shell=bash
-# Helpers shared by the benchmark scripts (submit-receipt.sh, notifications.sh, server-api.sh,
-# cluster.sh); sourced after ../shared/bench/lib.sh, with ROOT set. Not run on its own.
+# What the benchmark scripts share (submit-receipt.sh, notifications.sh, server-api.sh,
+# cluster.sh, call-counts.sh, notification-instructions.sh, pg-receipt-inserts.sh): the shared
+# bench's lib.sh (log, die, pin_server, pin_load, stop_pid, run_load, wait_quiet, ensure_venv, ...;
+# SHARED_BENCH=../shared/bench), its builds kept in .build-release/bench (shared/ is read-only),
+# and the helpers below. Sourced with ROOT set; not run on its own.
+
+SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
+[ -f "$SHARED_BENCH/lib.sh" ] || { echo "need $SHARED_BENCH/lib.sh (set SHARED_BENCH)" >&2; exit 1; }
+export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
+# shellcheck source=/dev/null
+. "$SHARED_BENCH/lib.sh"
 
 BIN_DIR="${BIN_DIR:-$ROOT/.build-release/release}"   # BIN_DIR=... NO_BUILD=1 runs another build (A/B)
 

@@ -21,12 +21,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
-[ -f "$SHARED_BENCH/lib.sh" ] || { echo "need $SHARED_BENCH/lib.sh (set SHARED_BENCH)" >&2; exit 1; }
-# shellcheck source=/dev/null
-. "$SHARED_BENCH/lib.sh"   # log, die, ensure_requests, stop_pid, BUILD
 # shellcheck source=Benchmarks/bench-common.sh
-. "$ROOT/Benchmarks/bench-common.sh"
+. "$ROOT/Benchmarks/bench-common.sh"   # with ../shared/bench/lib.sh
 
 SETTINGS=${SETTINGS:-"4x32 64x8"}; CALLS=${CALLS:-300000}; COUNT_CALLS=${COUNT_CALLS:-100000}
 WARM=${WARM:-20000}; ROUNDS=${ROUNDS:-3}

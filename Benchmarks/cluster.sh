@@ -33,16 +33,11 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
-[ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
-export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
-# shellcheck source=/dev/null
-. "$SHARED_BENCH/lib.sh"   # log, die, stop_pid, wait_quiet, wait_port, free_port, ensure_venv
+# shellcheck source=Benchmarks/bench-common.sh
+. "$ROOT/Benchmarks/bench-common.sh"   # with ../shared/bench/lib.sh
 ensure_venv   # VENV_PY exists only once this has run (a fresh clone has no venv yet)
 "$VENV_PY" -c 'import cryptography' 2>/dev/null \
     || "$VENV_PY" -m pip install -q --disable-pip-version-check cryptography >&2 || die "pip install cryptography failed"
-# shellcheck source=Benchmarks/bench-common.sh
-. "$ROOT/Benchmarks/bench-common.sh"
 # shellcheck source=Scripts/lib/packages.sh
 . "$ROOT/Scripts/lib/packages.sh"
 

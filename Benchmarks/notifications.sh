@@ -27,13 +27,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
-[ -f "$SHARED_BENCH/lib.sh" ] || { echo "need $SHARED_BENCH/lib.sh (set SHARED_BENCH)" >&2; exit 1; }
-export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
-# shellcheck source=/dev/null
-. "$SHARED_BENCH/lib.sh"   # log, die, pin_server, pin_load, stop_pid, wait_quiet, ensure_venv
 # shellcheck source=Benchmarks/bench-common.sh
-. "$ROOT/Benchmarks/bench-common.sh"
+. "$ROOT/Benchmarks/bench-common.sh"   # with ../shared/bench/lib.sh
 
 DURATION=${DURATION:-8}
 WARMUP=${WARMUP:-1}

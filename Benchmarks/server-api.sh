@@ -22,13 +22,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
-[ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
-export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
-# shellcheck source=/dev/null
-. "$SHARED_BENCH/lib.sh"   # log, die, pin_server, pin_load, stop_pid, ensure_venv, wait_quiet
 # shellcheck source=Benchmarks/bench-common.sh
-. "$ROOT/Benchmarks/bench-common.sh"
+. "$ROOT/Benchmarks/bench-common.sh"   # with ../shared/bench/lib.sh
 
 SECS=${SECS:-10}
 WARMUP=${WARMUP:-2}

@@ -32,13 +32,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-SHARED_BENCH="${SHARED_BENCH:-$ROOT/../shared/bench}"
-[ -x "$SHARED_BENCH/load.sh" ] || { echo "need $SHARED_BENCH/load.sh (set SHARED_BENCH)" >&2; exit 1; }
-export BENCH_BUILD="${BENCH_BUILD:-$ROOT/.build-release/bench}"
-# shellcheck source=/dev/null
-. "$SHARED_BENCH/lib.sh"   # log, die, pin_server, pin_load, stop_pid, run_load, prewarm, ensure_venv
 # shellcheck source=Benchmarks/bench-common.sh
-. "$ROOT/Benchmarks/bench-common.sh"
+. "$ROOT/Benchmarks/bench-common.sh"   # with ../shared/bench/lib.sh
 
 SETTINGS=("$@"); [ ${#SETTINGS[@]} -gt 0 ] || SETTINGS=(4x32 1x1)
 DURATION=${DURATION:-10s}
