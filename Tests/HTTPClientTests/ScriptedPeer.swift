@@ -66,16 +66,23 @@ final class ScriptedPeer: Sendable {
     var connectionsAccepted: Int { state.withLock { $0.accepted } }
     var requests: [Request] { state.withLock { $0.requests } }
 
+    /// Stops listening: the port refuses connections from now on. Only shuts the socket down;
+    /// the accept thread closes it once its accept fails, so the descriptor's number cannot be
+    /// reused by another test's socket while that thread may still call accept on it (it would
+    /// then take that test's connections and answer them with this peer's script).
     func close() {
         state.withLock { $0.closed = true }
         shutdown(listener, Int32(SHUT_RDWR))
-        Glibc.close(listener)
     }
 
     private func acceptLoop() {
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
+            if connection < 0 && (errno == EINTR || errno == ECONNABORTED) { continue }
+            guard connection >= 0 else {
+                Glibc.close(listener)
+                return
+            }
             let number = state.withLock { state -> Int in
                 state.accepted += 1
                 return state.accepted
