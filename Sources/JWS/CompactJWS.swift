@@ -11,9 +11,6 @@ struct CompactJWS {
     let signingInput: ArraySlice<UInt8>
     /// The header part as sent (base64url text): what ``VerifiedChainCache`` keys known headers by.
     let headerText: ArraySlice<UInt8>
-    /// The payload part as sent (base64url text): what follows `headerText` and its dot in
-    /// `signingInput`.
-    let payloadText: ArraySlice<UInt8>
     let header: [UInt8]
     let payload: [UInt8]
     private let signaturePart: ArraySlice<UInt8>
@@ -37,15 +34,17 @@ struct CompactJWS {
         } else {
             header = try Self.decode(headerText, name: "header")
         }
-        payloadText = bytes[(first + 1)..<second]
-        payload = try Self.decode(payloadText, name: "payload")
+        payload = try Self.decode(bytes[(first + 1)..<second], name: "payload")
         signingInput = bytes[..<second]
         signaturePart = bytes[(second + 1)...]
     }
 
     /// The header text and the dot after it: what every token of this header's signing input
     /// begins with.
-    var signedHeaderPrefix: ArraySlice<UInt8> { signingInput[..<payloadText.startIndex] }
+    var signedHeaderPrefix: ArraySlice<UInt8> { signingInput[...headerText.endIndex] }
+
+    /// The payload part as sent (base64url text): what follows ``signedHeaderPrefix``.
+    var payloadText: ArraySlice<UInt8> { signingInput[(headerText.endIndex + 1)...] }
 
     /// The decoded signature part; throws if it is empty or not base64url.
     func signature() throws(JWSError) -> [UInt8] {

@@ -58,19 +58,7 @@ enum ES256 {
     static func verify(
         rawSignature: [UInt8], over message: ArraySlice<UInt8>, key: OpaquePointer
     ) throws(JWSError) {
-        try verify(derSignature: try checkedDERSignature(rawSignature), over: message, key: key)
-    }
-
-    /// The DER form of a JWS signature, which must be exactly 64 bytes of raw r||s.
-    ///
-    /// Any other length is refused before OpenSSL sees it: a DER signature or a short r
-    /// without its leading zeros is not a JWS signature, whatever it would say re-encoded.
-    static func checkedDERSignature(_ rawSignature: [UInt8]) throws(JWSError) -> [UInt8] {
-        guard rawSignature.count == signatureLength else {
-            throw JWSError(
-                .badSignature, "the signature is \(rawSignature.count) bytes; ES256 needs 64 (raw r||s, not DER)")
-        }
-        return try derSignature(rawSignature)
+        try verify(derSignature: try derSignature(rawSignature), over: message, key: key)
     }
 
     /// Verifies a DER ECDSA-Sig-Value with `key` (an EVP_PKEY) by EVP_DigestVerifyInit and
@@ -133,10 +121,13 @@ enum ES256 {
         }
     }
 
-    /// Re-encodes raw r||s (64 bytes) as a DER ECDSA-Sig-Value.
+    /// Re-encodes a JWS signature, exactly 64 bytes of raw r||s, as a DER ECDSA-Sig-Value.
+    ///
+    /// Any other length is refused before OpenSSL sees it: a DER signature or a short r
+    /// without its leading zeros is not a JWS signature, whatever it would say re-encoded.
     static func derSignature(_ raw: [UInt8]) throws(JWSError) -> [UInt8] {
         guard raw.count == signatureLength else {
-            throw JWSError(.badSignature, "the signature is \(raw.count) bytes; raw r||s is 64")
+            throw JWSError(.badSignature, "the signature is \(raw.count) bytes; ES256 needs 64 (raw r||s, not DER)")
         }
         let encoded: [UInt8]? = raw.withUnsafeBufferPointer { bytes in
             guard let base = bytes.baseAddress, let sig = ECDSA_SIG_new() else { return nil }

@@ -39,7 +39,7 @@ final class ES256SigningPrefix: @unchecked Sendable {
 
     /// Verifies a JWS signature (raw r||s) over the prefix followed by `rest` (the payload text).
     func verify(rawSignature: [UInt8], rest: ArraySlice<UInt8>) throws(JWSError) {
-        let signature = try ES256.checkedDERSignature(rawSignature)
+        let signature = try ES256.derSignature(rawSignature)
         guard let copy = EVP_MD_CTX_new() else {
             throw JWSError(.cryptoFailure, "EVP_MD_CTX_new failed: \(OpenSSLErrorQueue.drain())")
         }

@@ -101,8 +101,7 @@ final class ScriptedPeer: Sendable {
             shutdown(connection, Int32(SHUT_WR))
             var wait = timeval(tv_sec: 5, tv_usec: 0)
             setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-            var sink = [UInt8](repeating: 0, count: 4096)
-            while recv(connection, &sink, sink.count, 0) > 0 {}
+            readUntilTheClientLeaves(connection)
             return
         }
         var buffer: [UInt8] = []
@@ -117,11 +116,16 @@ final class ScriptedPeer: Sendable {
             case .close:
                 return
             case .stall:
-                var sink = [UInt8](repeating: 0, count: 4096)
-                while sink.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 {}
+                readUntilTheClientLeaves(connection)
                 return
             }
         }
+    }
+
+    /// Reads and drops whatever arrives until the client closes (or a receive timeout ends it).
+    private func readUntilTheClientLeaves(_ connection: Int32) {
+        var sink = [UInt8](repeating: 0, count: 4096)
+        while sink.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 {}
     }
 
     private func readRequest(_ connection: Int32, _ buffer: inout [UInt8], number: Int) -> Request? {
